@@ -1,0 +1,77 @@
+"""Argument checks shared by every public entry point.
+
+Each check either returns the (normalised) value or raises :class:`~dpaudit.errors.InvalidArgument`
+with a message of the shape ``"<name>=<value!r> must be <rule>"``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+from .errors import InvalidArgument
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def check_real(name: str, value: Any) -> float:
+    """Return ``float(value)`` if it is a real number (not a bool), else raise."""
+    if not _is_real(value):
+        raise InvalidArgument(f"{name}={value!r} must be a real number")
+    return float(value)
+
+
+def check_nonnegative_finite(name: str, value: Any) -> float:
+    """A real number with ``0 <= value < inf``."""
+    x = check_real(name, value)
+    if not (math.isfinite(x) and x >= 0):
+        raise InvalidArgument(f"{name}={value!r} must be a finite number >= 0")
+    return x
+
+
+def check_positive_finite(name: str, value: Any) -> float:
+    """A real number with ``0 < value < inf``."""
+    x = check_real(name, value)
+    if not (math.isfinite(x) and x > 0):
+        raise InvalidArgument(f"{name}={value!r} must be a positive finite number")
+    return x
+
+
+def check_unit_interval(name: str, value: Any, *, low_open: bool = False, high_open: bool = True) -> float:
+    """A real number in [0, 1) (the default), or with the ends opened/closed as asked."""
+    x = check_real(name, value)
+    low_ok = x > 0 if low_open else x >= 0
+    high_ok = x < 1 if high_open else x <= 1
+    if not (low_ok and high_ok):
+        interval = ("(" if low_open else "[") + "0, 1" + (")" if high_open else "]")
+        raise InvalidArgument(f"{name}={value!r} must lie in {interval}")
+    return x
+
+
+def check_probability_open(name: str, value: Any) -> float:
+    """A probability strictly inside (0, 1), e.g. a confidence level."""
+    return check_unit_interval(name, value, low_open=True, high_open=True)
+
+
+def check_positive_int(name: str, value: Any) -> int:
+    """A positive integer (bools refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+        raise InvalidArgument(f"{name}={value!r} must be a positive integer")
+    return int(value)
+
+
+def check_nonnegative_int(name: str, value: Any) -> int:
+    """A non-negative integer (bools refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise InvalidArgument(f"{name}={value!r} must be a non-negative integer")
+    return int(value)
+
+
+def check_one_of(name: str, value: Any, options: tuple[Any, ...]) -> Any:
+    """``value`` must be one of ``options``."""
+    if value not in options:
+        raise InvalidArgument(f"{name}={value!r} must be one of {', '.join(map(repr, options))}")
+    return value

@@ -1,0 +1,42 @@
+"""The one exception tree of dpaudit.
+
+Every error dpaudit raises on purpose derives from :class:`DPAuditError`, so a caller can catch
+them all at once; each also derives from the matching builtin (``ValueError``, ``TypeError``) so
+ordinary ``except ValueError`` code keeps working.  Messages name the argument, show the value
+with ``!r`` and state the rule that was broken.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DPAuditError",
+    "InvalidArgument",
+    "InvalidDataset",
+    "MechanismError",
+    "NotNeighbouring",
+    "UnknownMechanism",
+]
+
+
+class DPAuditError(Exception):
+    """Base class of every error dpaudit raises on purpose."""
+
+
+class InvalidArgument(DPAuditError, ValueError):
+    """An argument is outside its documented range or of the wrong kind."""
+
+
+class InvalidDataset(InvalidArgument):
+    """A dataset (or query value) handed to a mechanism or relation is malformed."""
+
+
+class NotNeighbouring(InvalidArgument):
+    """A pair handed to a neighbour relation that checks it is not neighbouring."""
+
+
+class UnknownMechanism(InvalidArgument, LookupError):
+    """A catalogue name or import target does not name a mechanism."""
+
+
+class MechanismError(DPAuditError, RuntimeError):
+    """A mechanism under test misbehaved: it raised, returned NaN, the wrong shape or type."""

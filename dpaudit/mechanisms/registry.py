@@ -1,0 +1,74 @@
+"""The catalogue registry: ``@register`` names a factory; :func:`catalogue` builds every entry.
+
+Each family module in :mod:`dpaudit.mechanisms` (and :mod:`dpaudit.mechanisms.flawed`) registers
+zero-argument-callable factories that return a :class:`Mechanism` whose ``name`` equals the registered
+name.  The modules are discovered, not listed, so adding a family is adding a module.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from typing import TypeVar
+
+from ..errors import UnknownMechanism
+from .base import Mechanism
+
+__all__ = ["catalogue", "get", "names", "register"]
+
+Factory = TypeVar("Factory", bound=Callable[..., Mechanism])
+
+_FACTORIES: dict[str, Callable[[], Mechanism]] = {}
+_LOADED = False
+_SKIP = {"base", "density", "registry", "targets"}
+
+
+def register(name: str) -> Callable[[Factory], Factory]:
+    """Register ``factory`` as catalogue entry ``name`` (called with no arguments to build it)."""
+
+    def decorate(factory: Factory) -> Factory:
+        if name in _FACTORIES and _FACTORIES[name] is not factory:
+            raise ValueError(f"catalogue name {name!r} registered twice")
+        _FACTORIES[name] = factory
+        return factory
+
+    return decorate
+
+
+def _load() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    for package_name in ("dpaudit.mechanisms", "dpaudit.mechanisms.flawed"):
+        package = importlib.import_module(package_name)
+        for info in pkgutil.iter_modules(package.__path__):
+            if info.name not in _SKIP and not info.name.startswith("_"):
+                importlib.import_module(f"{package_name}.{info.name}")
+    _LOADED = True
+
+
+def names() -> list[str]:
+    """Every catalogue name, sorted (correct entries and the flawed gallery)."""
+    _load()
+    return sorted(_FACTORIES)
+
+
+def get(name: str) -> Mechanism:
+    """Build the catalogue entry ``name``; :class:`UnknownMechanism` lists close names otherwise."""
+    _load()
+    if name not in _FACTORIES:
+        import difflib
+
+        close = difflib.get_close_matches(name, _FACTORIES, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; run `dpaudit catalog` for the list"
+        raise UnknownMechanism(f"no catalogue mechanism named {name!r}{hint}")
+    mechanism = _FACTORIES[name]()
+    if mechanism.name != name:
+        raise ValueError(f"factory registered as {name!r} built a mechanism named {mechanism.name!r}")
+    return mechanism
+
+
+def catalogue() -> list[Mechanism]:
+    """Every catalogue entry, built, in name order."""
+    return [get(name) for name in names()]

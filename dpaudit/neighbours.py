@@ -1,0 +1,347 @@
+"""Neighbour relations: the unit of privacy.
+
+A relation answers two questions: is a given pair (D, D') neighbouring, and which candidate pairs
+should an auditor try for a given domain.
+
+* :class:`AddRemove` -- unbounded DP: D' is D with one record added or removed (multisets).
+* :class:`Replace` -- bounded DP: D' is D with one record replaced by another (multisets).
+* :class:`QueryDistance` -- a mechanism stated on the query value q = f(D): q ~ q' iff
+  ``||q - q'||_norm <= sensitivity`` with norm ``l1``, ``l2`` or ``linf`` (the last is the "ALL"
+  neighbourhood of the sparse-vector and noisy-max literature: every answer moves by at most Delta).
+* :class:`Local` -- local DP: any two inputs of the domain are neighbours (randomized response).
+
+Candidate pairs for vectors of query answers follow the input patterns of Ding, Wang, Wang, Zhang &
+Kifer, "Detecting Violations of Differential Privacy", CCS 2018, Sect. 5.1 (one above, one below, one
+above rest below, one below rest above, half up half down, all above, all below, x-shape).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Union
+
+import numpy as np
+
+from ._validation import check_one_of, check_positive_finite, check_positive_int
+from .errors import InvalidDataset, NotNeighbouring
+
+__all__ = [
+    "AddRemove",
+    "DING_PATTERNS",
+    "Local",
+    "NeighbourRelation",
+    "QueryDistance",
+    "Replace",
+    "ding_patterns",
+]
+
+DING_PATTERNS = (
+    "one above",
+    "one below",
+    "one above rest below",
+    "one below rest above",
+    "half up half down",
+    "all above",
+    "all below",
+    "x-shape",
+)
+
+
+def _record_key(record: Any) -> Any:
+    """A hashable, type-insensitive key for one record (numpy scalars and arrays included)."""
+    if isinstance(record, np.ndarray):
+        return tuple(_record_key(r) for r in record.tolist()) if record.ndim else _record_key(record.item())
+    if isinstance(record, np.generic):
+        return _record_key(record.item())
+    if isinstance(record, (str, bytes)):
+        return record
+    if isinstance(record, bool):
+        return int(record)
+    if isinstance(record, numbers.Number):
+        value = complex(record) if isinstance(record, complex) else float(record)
+        return "nan" if value != value else value
+    if isinstance(record, Sequence):
+        return tuple(_record_key(r) for r in record)
+    try:
+        hash(record)
+    except TypeError:
+        raise InvalidDataset(f"record {record!r} is not a number, a string or a sequence of them") from None
+    return record
+
+
+def _as_records(name: str, dataset: Any) -> list[Any]:
+    """A dataset is a sequence of records (list, tuple, or an array whose first axis indexes records)."""
+    if isinstance(dataset, np.ndarray):
+        if dataset.ndim == 0:
+            raise InvalidDataset(f"{name}={dataset!r} must be a sequence of records, not a scalar array")
+        return list(dataset)
+    if isinstance(dataset, (str, bytes, dict)) or not isinstance(dataset, Sequence):
+        raise InvalidDataset(
+            f"{name}={dataset!r} must be a sequence of records (list, tuple or array), "
+            f"not {type(dataset).__name__}"
+        )
+    return list(dataset)
+
+
+def _multiset_difference(a: list[Any], b: list[Any]) -> tuple[Counter, Counter]:
+    ca = Counter(_record_key(r) for r in a)
+    cb = Counter(_record_key(r) for r in b)
+    return ca - cb, cb - ca
+
+
+def _domain_values(domain: Any) -> list[Any]:
+    values = _as_records("domain", domain)
+    if not values:
+        raise InvalidDataset("domain=[] must list at least one record value")
+    return values
+
+
+def _pick_extremes(values: list[Any]) -> list[Any]:
+    """The record values an auditor should try first: the extremes, then the rest (order kept)."""
+    try:
+        ordered = sorted(values, key=lambda r: _record_key(r))
+        picked = [ordered[0], ordered[-1]] + ordered[1:-1]
+    except TypeError:
+        picked = list(values)
+    unique: list[Any] = []
+    seen = set()
+    for r in picked:
+        k = _record_key(r)
+        if k not in seen:
+            seen.add(k)
+            unique.append(r)
+    return unique
+
+
+@dataclass(frozen=True)
+class AddRemove:
+    """Unbounded neighbours: D' = D plus or minus one record (as multisets).
+
+    Parameters for :meth:`candidate_pairs`: ``domain`` lists representative record values (for
+    example the clamp bounds); ``size`` the number of records in the base datasets.
+    """
+
+    name: ClassVar[str] = "add-remove"
+
+    def is_neighbouring(self, a: Any, b: Any) -> bool:
+        ra, rb = _as_records("a", a), _as_records("b", b)
+        if abs(len(ra) - len(rb)) != 1:
+            return False
+        only_a, only_b = _multiset_difference(ra, rb)
+        return sum(only_a.values()) + sum(only_b.values()) == 1
+
+    def check(self, a: Any, b: Any) -> None:
+        """Raise :class:`NotNeighbouring` unless one dataset is the other plus one record."""
+        if not self.is_neighbouring(a, b):
+            raise NotNeighbouring(
+                f"datasets a (size {len(_as_records('a', a))}) and b (size {len(_as_records('b', b))}) "
+                "are not add/remove neighbours: one must equal the other with exactly one record added"
+            )
+
+    def candidate_pairs(self, domain: Any, size: int = 4) -> list[tuple[tuple, tuple]]:
+        """Pairs (D, D + [r]) and (D + [r], D) for base datasets of extreme records and r in the domain."""
+        check_positive_int("size", size)
+        values = _pick_extremes(_domain_values(domain))
+        lo, hi = values[0], values[1] if len(values) > 1 else values[0]
+        bases: list[tuple] = [(), (lo,) * size, (hi,) * size, tuple((lo, hi)[i % 2] for i in range(size))]
+        pairs: list[tuple[tuple, tuple]] = []
+        for base in bases:
+            for r in values:
+                pairs.append((base, base + (r,)))
+                pairs.append((base + (r,), base))
+        return _unique_pairs(pairs)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"relation": self.name}
+
+    def __str__(self) -> str:
+        return "add/remove one record"
+
+
+@dataclass(frozen=True)
+class Replace:
+    """Bounded neighbours: D' = D with one record replaced (same size, multisets differ in one)."""
+
+    name: ClassVar[str] = "replace"
+
+    def is_neighbouring(self, a: Any, b: Any) -> bool:
+        ra, rb = _as_records("a", a), _as_records("b", b)
+        if len(ra) != len(rb) or not ra:
+            return False
+        only_a, only_b = _multiset_difference(ra, rb)
+        return sum(only_a.values()) == 1 and sum(only_b.values()) == 1
+
+    def check(self, a: Any, b: Any) -> None:
+        """Raise :class:`NotNeighbouring` unless the datasets differ in exactly one record."""
+        if not self.is_neighbouring(a, b):
+            raise NotNeighbouring(
+                "datasets a and b are not replace-one neighbours: they must have the same size and "
+                "differ in exactly one record"
+            )
+
+    def candidate_pairs(self, domain: Any, size: int = 4) -> list[tuple[tuple, tuple]]:
+        """Pairs (D + [r], D + [r']) for r != r' in the domain and base datasets of extreme records."""
+        check_positive_int("size", size)
+        values = _pick_extremes(_domain_values(domain))
+        if len(values) < 2:
+            raise InvalidDataset("domain must hold at least two distinct record values for Replace")
+        lo, hi = values[0], values[1]
+        bases: list[tuple] = [(), (lo,) * (size - 1), (hi,) * (size - 1)]
+        pairs = []
+        for base in bases:
+            for r in values:
+                for s in values:
+                    if _record_key(r) != _record_key(s):
+                        pairs.append((base + (r,), base + (s,)))
+        return _unique_pairs(pairs)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"relation": self.name}
+
+    def __str__(self) -> str:
+        return "replace one record"
+
+
+@dataclass(frozen=True)
+class Local:
+    """Local DP: any two inputs of the domain are neighbours (e.g. one person's bit in randomized response)."""
+
+    name: ClassVar[str] = "local"
+
+    def is_neighbouring(self, a: Any, b: Any) -> bool:
+        return _record_key(a) != _record_key(b)
+
+    def check(self, a: Any, b: Any) -> None:
+        if not self.is_neighbouring(a, b):
+            raise NotNeighbouring(f"a={a!r} and b={b!r} are the same input; a local pair needs two different ones")
+
+    def candidate_pairs(self, domain: Any, size: int = 0) -> list[tuple[Any, Any]]:
+        """Every ordered pair of distinct domain values."""
+        values = _pick_extremes(_domain_values(domain))
+        return [(r, s) for r in values for s in values if _record_key(r) != _record_key(s)]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"relation": self.name}
+
+    def __str__(self) -> str:
+        return "any two inputs (local model)"
+
+
+def _as_query(name: str, value: Any) -> np.ndarray:
+    try:
+        q = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidDataset(f"{name}={value!r} must be a number or a vector of numbers") from None
+    if q.ndim > 1:
+        raise InvalidDataset(f"{name}={value!r} must be a number or a 1-D vector of numbers, got shape {q.shape}")
+    if not np.all(np.isfinite(q)):
+        raise InvalidDataset(f"{name}={value!r} must hold finite numbers only")
+    return q
+
+
+def _norm(vector: np.ndarray, norm: str) -> float:
+    if norm == "l1":
+        return float(np.sum(np.abs(vector)))
+    if norm == "l2":
+        return float(np.sqrt(np.sum(vector**2)))
+    return float(np.max(np.abs(vector))) if vector.size else 0.0
+
+
+def ding_patterns(k: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The input patterns of Ding et al. (CCS 2018) as unit moves (u, v) in {-1, 0, 1}^k.
+
+    A pattern says how the two inputs of a pair sit relative to a base vector q: the pair is
+    ``(q + s*u, q + s*v)`` with the step s chosen so the pair lies on the boundary of the relation.
+    """
+    check_positive_int("k", k)
+    zero = np.zeros(k)
+    half = k // 2 if k > 1 else 1
+    first_half = np.r_[np.ones(half), np.zeros(k - half)]
+    one_hot = np.r_[1.0, np.zeros(k - 1)]
+    return {
+        "one above": (zero, one_hot),
+        "one below": (zero, -one_hot),
+        "one above rest below": (zero, 2 * one_hot - 1),
+        "one below rest above": (zero, 1 - 2 * one_hot),
+        "half up half down": (zero, 2 * first_half - 1),
+        "all above": (zero, np.ones(k)),
+        "all below": (zero, -np.ones(k)),
+        "x-shape": (first_half, 1 - first_half),
+    }
+
+
+@dataclass(frozen=True)
+class QueryDistance:
+    """Neighbouring query values: ``||q - q'||_norm <= sensitivity`` (norm ``l1``, ``l2`` or ``linf``).
+
+    This is the relation under which output densities p(y | q) are stated; a dataset mechanism with
+    query f and declared sensitivity Delta satisfies D ~ D' => f(D) ~ f(D') under this relation.
+    """
+
+    sensitivity: float = 1.0
+    norm: str = "l1"
+    name: ClassVar[str] = "query-distance"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sensitivity", check_positive_finite("sensitivity", self.sensitivity))
+        check_one_of("norm", self.norm, ("l1", "l2", "linf"))
+
+    def distance(self, a: Any, b: Any) -> float:
+        qa, qb = _as_query("a", a), _as_query("b", b)
+        if qa.shape != qb.shape:
+            raise InvalidDataset(f"query values a (shape {qa.shape}) and b (shape {qb.shape}) differ in shape")
+        return _norm(qa - qb, self.norm)
+
+    def is_neighbouring(self, a: Any, b: Any) -> bool:
+        # A relative tolerance of a few ulps: 0.1 + 0.2 is a neighbour of 0.3 at distance 0.0 or so.
+        return self.distance(a, b) <= self.sensitivity * (1 + 4 * np.finfo(float).eps)
+
+    def check(self, a: Any, b: Any) -> None:
+        """Raise :class:`NotNeighbouring` if ``||a - b||_norm > sensitivity``."""
+        d = self.distance(a, b)
+        if not self.is_neighbouring(a, b):
+            raise NotNeighbouring(
+                f"query values a={a!r} and b={b!r} are at {self.norm} distance {d:g} "
+                f"> sensitivity {self.sensitivity:g}"
+            )
+
+    def candidate_pairs(self, domain: Any = 0.0, size: int = 0) -> list[tuple[Any, Any]]:
+        """Pairs on the boundary of the relation around the base query value ``domain``.
+
+        A scalar base q gives (q, q + Delta) and (q, q - Delta); a vector base gives the eight Ding
+        et al. patterns, each move scaled so that ``||a - b||_norm == sensitivity``.
+        """
+        base = _as_query("domain", domain)
+        if base.ndim == 0:
+            q = float(base)
+            return [(q, q + self.sensitivity), (q, q - self.sensitivity)]
+        pairs = []
+        for u, v in ding_patterns(base.size).values():
+            step = self.sensitivity / _norm(v - u, self.norm)
+            pairs.append((tuple((base + step * u).tolist()), tuple((base + step * v).tolist())))
+        return _unique_pairs(pairs)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"relation": self.name, "sensitivity": self.sensitivity, "norm": self.norm}
+
+    def __str__(self) -> str:
+        norm = {"l1": "ℓ1", "l2": "ℓ2", "linf": "ℓ∞"}[self.norm]
+        return f"query values within {norm} distance {self.sensitivity:g}"
+
+
+def _unique_pairs(pairs: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    seen = set()
+    unique = []
+    for a, b in pairs:
+        key = (_record_key(a), _record_key(b))
+        if key not in seen:
+            seen.add(key)
+            unique.append((a, b))
+    return unique
+
+
+NeighbourRelation = Union[AddRemove, Replace, QueryDistance, Local]
+
