@@ -296,8 +296,11 @@ class QueryDistance:
         return _norm(qa - qb, self.norm)
 
     def is_neighbouring(self, a: Any, b: Any) -> bool:
-        # A relative tolerance of a few ulps: 0.1 + 0.2 is a neighbour of 0.3 at distance 0.0 or so.
-        return self.distance(a, b) <= self.sensitivity * (1 + 4 * np.finfo(float).eps)
+        # Tolerate the rounding of the subtraction itself: a few ulps of the inputs' magnitude
+        # (0.1 + 0.2 lies within 1 of 1.3 although the doubles differ by 1.0000000000000002).
+        distance = self.distance(a, b)
+        scale = _norm(np.abs(_as_query("a", a)) + np.abs(_as_query("b", b)), self.norm) + self.sensitivity
+        return bool(distance <= self.sensitivity + 8 * np.finfo(float).eps * scale)
 
     def check(self, a: Any, b: Any) -> None:
         """Raise :class:`NotNeighbouring` if ``||a - b||_norm > sensitivity``."""

@@ -1,0 +1,108 @@
+"""Neighbour relations: membership checks, clear refusals, and candidate pairs that are neighbours."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dpaudit import AddRemove, InvalidArgument, InvalidDataset, Local, NotNeighbouring, QueryDistance, Replace
+from dpaudit.neighbours import DING_PATTERNS, ding_patterns
+
+
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        ([1, 2], [2, 1, 3], True),
+        ((), (0,), True),
+        ([1, 2, 3], [1, 2], True),
+        ([1, 2], [1, 2], False),
+        ([1, 2], [1, 3, 4], False),
+        ([1, 1], [1, 1, 1, 1], False),
+        (np.array([0.5, 1.0]), [1.0, 0.5, 0.5], True),
+    ],
+)
+def test_add_remove_membership(a, b, expected):
+    assert AddRemove().is_neighbouring(a, b) is expected
+
+
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [([1, 2], [1, 3], True), ([1, 2], [2, 1], False), ([1, 2], [1, 2, 3], False), ([], [], False), ([1, 2], [3, 4], False)],
+)
+def test_replace_membership(a, b, expected):
+    assert Replace().is_neighbouring(a, b) is expected
+
+
+def test_query_distance_norms():
+    assert QueryDistance(1, "l1").is_neighbouring([0, 0], [0.5, 0.5])
+    assert not QueryDistance(1, "l1").is_neighbouring([0, 0], [0.6, 0.6])
+    assert QueryDistance(1, "l2").is_neighbouring([0, 0], [0.6, 0.6])
+    assert QueryDistance(1, "linf").is_neighbouring([0, 0, 0], [1, -1, 1])
+    assert QueryDistance(1).is_neighbouring(0.1 + 0.2, 1.3)  # float tolerance of a few ulps
+
+
+def test_non_neighbouring_pair_is_refused_with_the_reason():
+    with pytest.raises(NotNeighbouring, match="distance 2 > sensitivity 1"):
+        QueryDistance(1.0).check(0.0, 2.0)
+    with pytest.raises(NotNeighbouring, match="exactly one record"):
+        AddRemove().check([1], [1, 2, 3])
+    with pytest.raises(NotNeighbouring, match="exactly one record"):
+        Replace().check([1, 2], [3, 4])
+    with pytest.raises(NotNeighbouring, match="same input"):
+        Local().check(1, 1)
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: AddRemove().is_neighbouring("abc", "abcd"), InvalidDataset, "must be a sequence of records"),
+        (lambda: AddRemove().is_neighbouring({"a": 1}, []), InvalidDataset, "not dict"),
+        (lambda: Replace().is_neighbouring(3, [3]), InvalidDataset, "not int"),
+        (lambda: QueryDistance(1).is_neighbouring([0, 1], [0, 1, 2]), InvalidDataset, "differ in shape"),
+        (lambda: QueryDistance(1).is_neighbouring("x", 1), InvalidDataset, "must be a number"),
+        (lambda: QueryDistance(1).is_neighbouring([np.nan], [0]), InvalidDataset, "finite"),
+        (lambda: QueryDistance(-1), InvalidArgument, "sensitivity=-1 must be a positive finite number"),
+        (lambda: QueryDistance(1, "l3"), InvalidArgument, "norm='l3' must be one of"),
+        (lambda: AddRemove().candidate_pairs([]), InvalidDataset, "at least one record"),
+    ],
+)
+def test_malformed_input_gets_a_clear_error(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+@pytest.mark.parametrize("relation", [AddRemove(), Replace(), Local()])
+def test_dataset_candidate_pairs_are_neighbours(relation):
+    pairs = relation.candidate_pairs((0, 1, 0.5))
+    assert pairs
+    for a, b in pairs:
+        relation.check(a, b)
+
+
+@given(
+    base=st.lists(st.floats(-100, 100), min_size=1, max_size=9),
+    sensitivity=st.floats(0.01, 10),
+    norm=st.sampled_from(["l1", "l2", "linf"]),
+)
+def test_query_candidate_pairs_lie_on_the_boundary(base, sensitivity, norm):
+    relation = QueryDistance(sensitivity, norm)
+    pairs = relation.candidate_pairs(base)
+    assert pairs
+    for a, b in pairs:
+        assert relation.is_neighbouring(a, b)
+        assert relation.distance(a, b) == pytest.approx(sensitivity, rel=1e-9)
+
+
+def test_ding_patterns_cover_the_eight_patterns():
+    patterns = ding_patterns(5)
+    assert tuple(patterns) == DING_PATTERNS
+    u, v = patterns["one above rest below"]
+    assert list(v - u) == [1, -1, -1, -1, -1]
+    u, v = patterns["x-shape"]
+    assert list(v - u) == [-1, -1, 1, 1, 1]
+
+
+def test_scalar_query_pairs_move_both_ways():
+    assert QueryDistance(2.0).candidate_pairs(1.0) == [(1.0, 3.0), (1.0, -1.0)]
