@@ -6,73 +6,79 @@ Three verbs on one object::
     mechanism --audit()-->  AuditResult   (epsilon lower bound with confidence; pass / violation)
     results   --report()--> Report        (JSON, Markdown, HTML)
 
-Importing dpaudit is light: numpy only.  sympy, scipy, statsmodels and matplotlib are loaded when a
-proof, an audit or a report actually runs.
+Importing dpaudit costs nothing: every public name is loaded on first use (PEP 562), so the pytest
+plugin adds no import time to a test run that audits nothing.  numpy comes with the first mechanism;
+sympy, scipy, statsmodels and matplotlib only when a proof, an audit or a report actually runs.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
-
-from .claims import ApproxDP, Claim, ProbabilisticDP, PureDP
-from .errors import (
-    DPAuditError,
-    InvalidArgument,
-    InvalidDataset,
-    MechanismError,
-    NotNeighbouring,
-    UnknownMechanism,
-)
-from .mechanisms.base import Mechanism
-from .mechanisms.registry import catalogue, get, names
-from .mechanisms.targets import resolve
-from .neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Replace
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-# Heavy entry points, imported on first use (PEP 562) so `import dpaudit` stays light.
-_LAZY = {
+# public name -> module that defines it
+_PUBLIC = {
+    "ApproxDP": "dpaudit.claims",
+    "Claim": "dpaudit.claims",
+    "ProbabilisticDP": "dpaudit.claims",
+    "PureDP": "dpaudit.claims",
+    "DPAuditError": "dpaudit.errors",
+    "DPAuditWarning": "dpaudit.errors",
+    "InvalidArgument": "dpaudit.errors",
+    "InvalidDataset": "dpaudit.errors",
+    "MechanismError": "dpaudit.errors",
+    "NotNeighbouring": "dpaudit.errors",
+    "UnderpoweredWarning": "dpaudit.errors",
+    "UnknownMechanism": "dpaudit.errors",
+    "AddRemove": "dpaudit.neighbours",
+    "Local": "dpaudit.neighbours",
+    "NeighbourRelation": "dpaudit.neighbours",
+    "QueryDistance": "dpaudit.neighbours",
+    "Replace": "dpaudit.neighbours",
+    "Mechanism": "dpaudit.mechanisms.base",
+    "SymbolicDensity": "dpaudit.mechanisms.density",
+    "catalogue": "dpaudit.mechanisms.registry",
+    "get": "dpaudit.mechanisms.registry",
+    "names": "dpaudit.mechanisms.registry",
+    "resolve": "dpaudit.mechanisms.targets",
     "prove": "dpaudit.proofs",
     "ProofResult": "dpaudit.proofs",
     "audit": "dpaudit.auditor",
     "AuditResult": "dpaudit.auditor",
-    "SymbolicDensity": "dpaudit.mechanisms.density",
 }
 
-__all__ = [
-    "AddRemove",
-    "ApproxDP",
-    "Claim",
-    "DPAuditError",
-    "InvalidArgument",
-    "InvalidDataset",
-    "Local",
-    "Mechanism",
-    "MechanismError",
-    "NeighbourRelation",
-    "NotNeighbouring",
-    "ProbabilisticDP",
-    "PureDP",
-    "QueryDistance",
-    "Replace",
-    "UnknownMechanism",
-    "__version__",
-    "catalogue",
-    "get",
-    "names",
-    "resolve",
-    *sorted(_LAZY),
-]
+__all__ = ["__version__", *sorted(_PUBLIC)]
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .auditor import AuditResult, audit
+    from .claims import ApproxDP, Claim, ProbabilisticDP, PureDP
+    from .errors import (
+        DPAuditError,
+        DPAuditWarning,
+        InvalidArgument,
+        InvalidDataset,
+        MechanismError,
+        NotNeighbouring,
+        UnderpoweredWarning,
+        UnknownMechanism,
+    )
+    from .mechanisms.base import Mechanism
+    from .mechanisms.density import SymbolicDensity
+    from .mechanisms.registry import catalogue, get, names
+    from .mechanisms.targets import resolve
+    from .neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Replace
+    from .proofs import ProofResult, prove
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(import_module(_LAZY[name]), name)
+    if name in _PUBLIC:
+        value = getattr(import_module(_PUBLIC[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'dpaudit' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_PUBLIC))

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 __all__ = [
     "DPAuditError",
+    "DPAuditWarning",
     "InvalidArgument",
     "InvalidDataset",
     "MechanismError",
     "NotNeighbouring",
+    "UnderpoweredWarning",
     "UnknownMechanism",
 ]
 
@@ -40,3 +42,11 @@ class UnknownMechanism(InvalidArgument, LookupError):
 
 class MechanismError(DPAuditError, RuntimeError):
     """A mechanism under test misbehaved: it raised, returned NaN, the wrong shape or type."""
+
+
+class DPAuditWarning(UserWarning):
+    """Base class of dpaudit's warnings."""
+
+
+class UnderpoweredWarning(DPAuditWarning):
+    """An audit's sample budget could not reach the claim: neither a pass nor a violation is evidence."""

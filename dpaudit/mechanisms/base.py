@@ -73,6 +73,10 @@ class Mechanism:
         unbounded); ``true_epsilon`` may also be set for correct entries whose exact epsilon is known.
     source : str
         Where the mechanism (or the flaw) comes from.
+    noise : FloatNoise or None
+        Grey-box exposure of the float noise for the exact-support check: the output is
+        ``fl(query(data) + s * noise(u))`` with u a grid-uniform double (see
+        :mod:`dpaudit.mechanisms.float_noise`).
     """
 
     name: str
@@ -89,6 +93,7 @@ class Mechanism:
     flaw: str | None = None
     true_epsilon: float | None = None
     source: str = ""
+    noise: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():

@@ -1,0 +1,83 @@
+"""Speed: a whole audit of the Laplace count at N per side against numpy drawing the same samples.
+
+Prints, for N = 10^7 per side (``--samples`` to change), the best-of-``--repeat`` wall time of
+
+* ``numpy``: ``Generator.laplace`` drawing the 2 N noise values (in the auditor's chunk size, the
+  fastest way numpy draws them here);
+* ``sampler``: the catalogue sampler itself (numpy Laplace noise plus the float-safe grid snap of
+  :mod:`dpaudit.mechanisms._grid`) drawing 2 N outputs;
+* ``audit``: ``dpaudit.audit("laplace", samples=N)`` -- pair screening, event search on the search
+  samples (``search_budget(N)`` more per side) and verification;
+
+and the ratios audit / numpy and audit / sampler.  The goal is audit / numpy <= 2.
+
+Run: ``python benchmarks/audit_speed.py [--samples 10000000] [--repeat 3]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+import dpaudit
+from dpaudit.auditor import search_budget
+from dpaudit.auditor.sampling import CHUNK_VALUES
+
+
+def best_time(function, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=10_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    n = args.samples
+    mechanism = dpaudit.get("laplace")
+    rng = np.random.default_rng(20261122)
+
+    def numpy_draw() -> None:
+        for _ in range(2):
+            done = 0
+            while done < n:
+                rows = min(CHUNK_VALUES, n - done)
+                rng.laplace(0.0, 1.0, size=rows)
+                done += rows
+
+    def sampler_draw() -> None:
+        for data in ((1, 0, 1), (1, 0, 1, 1)):
+            done = 0
+            while done < n:
+                rows = min(CHUNK_VALUES, n - done)
+                mechanism.sample(data, rows, rng)
+                done += rows
+
+    results = []
+
+    def run_audit() -> None:
+        results.append(dpaudit.audit(mechanism, samples=n, seed=len(results)))
+
+    dpaudit.audit(mechanism, samples=10_000, seed=0)  # import statsmodels/scipy outside the timing
+    t_numpy = best_time(numpy_draw, args.repeat)
+    t_sampler = best_time(sampler_draw, args.repeat)
+    t_audit = best_time(run_audit, args.repeat)
+    last = results[-1]
+    print(f"N = {n:.0e} per side (+ {search_budget(n)} search samples per side), best of {args.repeat}")
+    print(f"numpy Generator.laplace, 2N draws : {t_numpy:8.3f} s")
+    print(f"catalogue sampler, 2N outputs     : {t_sampler:8.3f} s")
+    print(f"dpaudit.audit                     : {t_audit:8.3f} s  (mechanism time in the last run {last.mechanism_s:.3f} s)")
+    print(f"ratio audit / numpy               : {t_audit / t_numpy:8.2f}   (goal <= 2)")
+    print(f"ratio audit / sampler             : {t_audit / t_sampler:8.2f}")
+    print(f"last audit: epsilon >= {last.epsilon_lower_bound:.4f} on {last.event}, {last.pairs_screened} pairs screened")
+
+
+if __name__ == "__main__":
+    main()

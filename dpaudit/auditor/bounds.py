@@ -1,0 +1,193 @@
+"""Confidence bounds on the privacy loss of one event S, from hit counts on fresh samples.
+
+With p = P[M(a) in S] and p' = P[M(b) in S], (epsilon, delta)-DP requires p <= e^epsilon p' + delta
+(Dwork & Roth 2014, Def. 2.4), so any lower confidence bound on ln((p - delta) / p') is a lower
+confidence bound on the epsilon the mechanism realises at that delta.  Two bounds are offered:
+
+* ``"union"`` -- exact one-sided Clopper-Pearson bounds on p and p' (Clopper & Pearson 1934), each at
+  level 1 - alpha/2, joined by a union bound: epsilon_LB = ln((LCB(p) - delta) / UCB(p')).  This is
+  the bound of DP-Sniper (Bichsel et al., S&P 2021, Sect. 6) and Delta-Siege; it handles delta > 0.
+* ``"joint"`` -- one exact test on the ratio, for delta = 0.  The verification stage draws
+  Poisson(lambda_a) and Poisson(lambda_b) samples per side, so the hit counts are independent
+  Poisson(lambda_a p) and Poisson(lambda_b p') variables and, given their sum T = k + k',
+  k ~ Bin(T, pi) with pi = lambda_a p / (lambda_a p + lambda_b p') exactly (Przyborowski & Wilenski
+  1940; Lehmann & Romano 2005, *Testing Statistical Hypotheses*, Sect. 4.6).  p/p' =
+  (pi / (1 - pi)) (lambda_b / lambda_a) is increasing in pi, so the one-sided Clopper-Pearson lower
+  bound on pi at level 1 - alpha gives a lower bound on ln(p / p') with coverage >= 1 - alpha
+  conditionally on T, hence unconditionally.  It spends all of alpha on one side: on Laplace at
+  epsilon = 1 its gap to the truth is about 1.6x smaller than the union bound's (NOTES.md, Sect. 4).
+
+statsmodels' ``proportion_confint(method="beta")`` is two-sided: its ``alpha`` is split over both
+tails, so a one-sided bound at level ``c`` is the matching end of the interval with
+``alpha = 2 (1 - c)``; :func:`cp_lower` and :func:`cp_upper` compute that one end directly with
+``scipy.special.betaincinv`` (the search scores thousands of events) and are tested against it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = [
+    "METHODS",
+    "bonferroni_confidence",
+    "cp_lower",
+    "cp_upper",
+    "delta_lower_bound",
+    "epsilon_lower_bound",
+    "holm_adjusted",
+    "joint_bound",
+    "p_value",
+    "reach",
+    "union_bound",
+]
+
+METHODS = ("auto", "joint", "union")
+
+
+def cp_lower(k: np.ndarray | int, n: np.ndarray | int, level: float) -> np.ndarray:
+    """One-sided Clopper-Pearson lower bound on p from k ~ Bin(n, p): P[p >= bound] >= level.
+
+    bound = Beta^-1(1 - level; k, n - k + 1), and 0 when k = 0 (Clopper & Pearson 1934).  This is
+    the lower end of statsmodels' ``proportion_confint(k, n, alpha=2 * (1 - level), method="beta")``
+    (tests/auditor/test_bounds.py checks the two agree); only the one end needed is computed.
+    """
+    from scipy.special import betaincinv
+
+    k, n = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float))
+    out = np.zeros(k.shape)
+    ok = (k > 0) & (n > 0)
+    if np.any(ok):
+        out[ok] = betaincinv(k[ok], n[ok] - k[ok] + 1, 1.0 - level)
+    return out
+
+
+def cp_upper(k: np.ndarray | int, n: np.ndarray | int, level: float) -> np.ndarray:
+    """One-sided Clopper-Pearson upper bound on p from k ~ Bin(n, p): P[p <= bound] >= level.
+
+    bound = Beta^-1(level; k + 1, n - k), and 1 when k = n (Clopper & Pearson 1934); the upper end
+    of statsmodels' ``proportion_confint(k, n, alpha=2 * (1 - level), method="beta")``.
+    """
+    from scipy.special import betaincinv
+
+    k, n = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float))
+    out = np.ones(k.shape)
+    ok = k < n
+    if np.any(ok):
+        out[ok] = betaincinv(k[ok] + 1, n[ok] - k[ok], level)
+    return out
+
+
+def _log(x: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(x > 0, np.log(np.where(x > 0, x, 1.0)), -np.inf)
+
+
+def union_bound(ka, na, kb, nb, confidence: float, delta: float = 0.0) -> np.ndarray:
+    """epsilon_LB = ln((LCB(p) - delta) / UCB(p')), each Clopper-Pearson bound at 1 - alpha/2.
+
+    Coverage >= ``confidence`` by the union bound over the two one-sided intervals; ``-inf`` when
+    LCB(p) <= delta.  Vectorised over the counts.
+    """
+    alpha = 1.0 - confidence
+    lower = cp_lower(ka, na, 1 - alpha / 2)
+    upper = cp_upper(kb, nb, 1 - alpha / 2)
+    return _log(lower - delta) - _log(upper)
+
+
+def joint_bound(ka, kb, confidence: float, scale_ratio: float = 1.0) -> np.ndarray:
+    """epsilon_LB = ln(pi_L / (1 - pi_L)) - ln(scale_ratio), pi_L the one-sided CP bound of Bin(T, pi).
+
+    ``scale_ratio`` is lambda_a / lambda_b, the ratio of the Poisson means of the two sample sizes.
+    Exact for Poissonised samples (see the module docstring); ``-inf`` when T = k + k' = 0.
+    """
+    ka, kb = np.broadcast_arrays(np.asarray(ka, dtype=float), np.asarray(kb, dtype=float))
+    total = ka + kb
+    pi_low = cp_lower(ka, total, confidence)
+    with np.errstate(divide="ignore"):
+        odds = _log(pi_low) - np.log1p(-pi_low)
+    return np.where(total > 0, odds - math.log(scale_ratio), -np.inf)
+
+
+def epsilon_lower_bound(method: str, ka, na, kb, nb, confidence: float, delta: float = 0.0) -> np.ndarray:
+    """The bound of ``method`` (``"joint"`` or ``"union"``); ``"joint"`` requires delta = 0.
+
+    For ``"joint"``, ``na`` and ``nb`` are the Poisson means lambda_a and lambda_b of the sample sizes.
+    """
+    if method == "joint":
+        if delta:
+            raise ValueError("the joint ratio test bounds epsilon at delta = 0 only")
+        return joint_bound(ka, kb, confidence, float(na) / float(nb))
+    return union_bound(ka, na, kb, nb, confidence, delta)
+
+
+def delta_lower_bound(ka, na, kb, nb, epsilon: float, confidence: float) -> np.ndarray:
+    """delta_LB = LCB(p) - e^epsilon UCB(p'), each Clopper-Pearson bound at 1 - alpha/2, floored at 0.
+
+    A lower confidence bound on the hockey-stick divergence at ``epsilon`` witnessed by the event
+    (Dwork & Roth 2014, Def. 2.4: delta >= P[M(a) in S] - e^epsilon P[M(b) in S] for every S).
+    """
+    alpha = 1.0 - confidence
+    value = cp_lower(ka, na, 1 - alpha / 2) - math.exp(epsilon) * cp_upper(kb, nb, 1 - alpha / 2)
+    return np.maximum(value, 0.0)
+
+
+def p_value(method: str, ka: int, na: float, kb: int, nb: float, epsilon: float, delta: float = 0.0) -> float:
+    """The p-value of H0: epsilon_true <= ``epsilon`` given by inverting the bound of ``method``.
+
+    ``"joint"``: the exact binomial test P[Bin(T, pi0) >= k], pi0 = lambda_a e^eps / (lambda_a e^eps +
+    lambda_b), whose inversion is the Clopper-Pearson bound.  ``"union"``: the smallest alpha at which
+    the union bound exceeds ``epsilon`` (found by bisection on ln alpha; the bound grows with alpha).
+    """
+    if method == "joint":
+        from scipy.stats import binom
+
+        total = ka + kb
+        if total == 0:
+            return 1.0
+        odds = math.exp(epsilon) * na / nb
+        pi0 = odds / (1.0 + odds)
+        return float(min(1.0, binom.sf(ka - 1, total, pi0)))
+
+    def exceeds(log_alpha: float) -> bool:
+        bound = union_bound(ka, na, kb, nb, 1.0 - math.exp(log_alpha), delta)
+        return bool(bound[()] > epsilon)
+
+    low, high = -700.0, math.log(1.0 - 1e-12)
+    if not exceeds(high):
+        return 1.0
+    if exceeds(low):
+        return 0.0
+    for _ in range(60):
+        mid = 0.5 * (low + high)
+        low, high = (low, mid) if exceeds(mid) else (mid, high)
+    return math.exp(high)
+
+
+def bonferroni_confidence(confidence: float, tests: int) -> float:
+    """Per-test confidence 1 - alpha/m so that m simultaneous bounds hold jointly (Bonferroni)."""
+    return 1.0 - (1.0 - confidence) / max(1, tests)
+
+
+def holm_adjusted(p_values: list[float], confidence: float) -> tuple[list[bool], list[float]]:
+    """Holm's step-down adjustment (Holm 1979) via statsmodels ``multipletests``: (reject, adjusted p)."""
+    if len(p_values) < 2:
+        return [p <= 1.0 - confidence for p in p_values], list(p_values)
+    from statsmodels.stats.multitest import multipletests
+
+    reject, adjusted, _, _ = multipletests(p_values, alpha=1.0 - confidence, method="holm")
+    return [bool(r) for r in reject], [float(p) for p in adjusted]
+
+
+def reach(method: str, n: float, epsilon: float, delta: float, confidence: float) -> float:
+    """The bound a perfect witness of a mechanism exactly at its claim would give with n samples.
+
+    The most favourable event the claim allows puts all of M(a) in S (p = 1) and the least mass the
+    claim permits under M(b), p' = (1 - delta) e^-epsilon; the bound is evaluated at the expected
+    counts k = n, k' = round(n p').  No event of a mechanism meeting its claim can do better in
+    expectation, so when this is far below the claimed epsilon a pass says little (*underpowered*).
+    """
+    p_b = (1.0 - delta) * math.exp(-epsilon)
+    kb = round(n * p_b)
+    return float(epsilon_lower_bound(method, n, n, kb, n, confidence, delta))

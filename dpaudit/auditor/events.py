@@ -1,0 +1,195 @@
+"""Events: sets S of outputs with a vectorised membership test and a readable description.
+
+Outputs arrive as a 2-D array (samples x coordinates).  A :class:`Feature` maps each row to one
+number (the output itself, one coordinate, the sum, the maximum, the number of non-zero entries, a
+learned linear score); an event is a set of feature values:
+
+* :class:`Threshold` -- ``f <= t`` or ``f > t`` (half-lines: the Neyman-Pearson sets of monotone
+  likelihood ratios, e.g. Laplace and Gaussian location families);
+* :class:`Interval` -- ``lo < f <= hi``;
+* :class:`ValueSet` -- ``f in {v1, v2, ...}`` for discrete features (unions of atoms);
+* :class:`BinSet` -- ``f`` falls in one of the chosen histogram bins (a histogram density-ratio region);
+* :class:`RowSet` -- the whole output row is one of the listed patterns (e.g. sparse-vector answer
+  patterns).
+
+Every event is a frozen dataclass of plain values, so ``as_dict()`` is JSON-ready.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Union
+
+import numpy as np
+
+__all__ = ["BinSet", "Event", "Feature", "Interval", "RowSet", "Threshold", "ValueSet", "row_keys"]
+
+_AGGREGATES = ("sum", "max", "min", "argmax", "nonzero")
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One number per output row.
+
+    ``kind`` is ``"value"`` (scalar outputs), ``"coordinate"`` (``index``), one of ``"sum"``,
+    ``"max"``, ``"min"``, ``"argmax"``, ``"nonzero"`` (count of non-zero coordinates), or
+    ``"linear"`` (the score ``sum_i weights[i] * x_i``).
+    """
+
+    kind: str
+    index: int | None = None
+    weights: tuple[float, ...] | None = None
+
+    def values(self, rows: np.ndarray) -> np.ndarray:
+        if self.kind == "value":
+            return rows[:, 0]
+        if self.kind == "coordinate":
+            return rows[:, self.index]
+        if self.kind == "sum":
+            return rows.sum(axis=1, dtype=float)
+        if self.kind == "max":
+            return rows.max(axis=1)
+        if self.kind == "min":
+            return rows.min(axis=1)
+        if self.kind == "argmax":
+            return rows.argmax(axis=1)
+        if self.kind == "nonzero":
+            return np.count_nonzero(rows, axis=1)
+        if self.kind == "linear":
+            return rows @ np.asarray(self.weights, dtype=float)
+        raise ValueError(f"feature kind={self.kind!r} must be one of value, coordinate, linear, {', '.join(_AGGREGATES)}")
+
+    def describe(self) -> str:
+        if self.kind == "value":
+            return "output"
+        if self.kind == "coordinate":
+            return f"output[{self.index}]"
+        if self.kind == "nonzero":
+            return "number of non-zero coordinates"
+        if self.kind == "linear":
+            terms = " ".join(f"{w:+.3g}*x{i}" for i, w in enumerate(self.weights or ()) if w != 0)
+            return f"score({terms.lstrip('+')})"
+        return f"{self.kind} of coordinates"
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.index is not None:
+            out["index"] = self.index
+        if self.weights is not None:
+            out["weights"] = list(self.weights)
+        return out
+
+
+def _num(x: float) -> str:
+    return f"{x:.6g}"
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """``feature <= t`` (``upper=True``) or ``feature > t`` (``upper=False``)."""
+
+    feature: Feature
+    t: float
+    upper: bool
+
+    def contains(self, rows: np.ndarray) -> np.ndarray:
+        f = self.feature.values(rows)
+        return f <= self.t if self.upper else f > self.t
+
+    def describe(self) -> str:
+        return f"{self.feature.describe()} {'<=' if self.upper else '>'} {_num(self.t)}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": "threshold", "feature": self.feature.as_dict(), "t": self.t, "upper": self.upper}
+
+
+@dataclass(frozen=True)
+class Interval:
+    """``lo < feature <= hi``."""
+
+    feature: Feature
+    lo: float
+    hi: float
+
+    def contains(self, rows: np.ndarray) -> np.ndarray:
+        f = self.feature.values(rows)
+        return (f > self.lo) & (f <= self.hi)
+
+    def describe(self) -> str:
+        return f"{self.feature.describe()} in ({_num(self.lo)}, {_num(self.hi)}]"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": "interval", "feature": self.feature.as_dict(), "lo": self.lo, "hi": self.hi}
+
+
+def _listing(items: list[str], limit: int = 8) -> str:
+    shown = ", ".join(items[:limit])
+    return "{" + shown + (f", ... ({len(items)} in all)" if len(items) > limit else "") + "}"
+
+
+@dataclass(frozen=True)
+class ValueSet:
+    """``feature in values`` (a union of atoms of a discrete feature)."""
+
+    feature: Feature
+    values: tuple[float, ...]
+
+    def contains(self, rows: np.ndarray) -> np.ndarray:
+        return np.isin(self.feature.values(rows), np.asarray(self.values))
+
+    def describe(self) -> str:
+        return f"{self.feature.describe()} in {_listing([_num(v) for v in self.values])}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": "values", "feature": self.feature.as_dict(), "values": list(self.values)}
+
+
+@dataclass(frozen=True)
+class BinSet:
+    """``feature`` lies in one of the histogram bins ``bins``; bin i is (edges[i-1], edges[i]]."""
+
+    feature: Feature
+    edges: tuple[float, ...]
+    bins: tuple[int, ...]
+
+    def contains(self, rows: np.ndarray) -> np.ndarray:
+        index = np.searchsorted(np.asarray(self.edges), self.feature.values(rows), side="left")
+        return np.isin(index, np.asarray(self.bins))
+
+    def _bin_text(self, i: int) -> str:
+        lo = _num(self.edges[i - 1]) if i > 0 else "-inf"
+        hi = _num(self.edges[i]) if i < len(self.edges) else "inf"
+        return f"({lo}, {hi}]"
+
+    def describe(self) -> str:
+        bins = sorted(self.bins)
+        return f"{self.feature.describe()} in the union of {_listing([self._bin_text(i) for i in bins], 4)}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": "bins", "feature": self.feature.as_dict(), "edges": list(self.edges), "bins": list(self.bins)}
+
+
+def row_keys(rows: np.ndarray) -> np.ndarray:
+    """Each row as one opaque byte string (numpy void), so whole rows compare and sort as scalars."""
+    rows = np.ascontiguousarray(np.asarray(rows, dtype=float) + 0.0)  # + 0.0 maps -0.0 to 0.0
+    return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+
+
+@dataclass(frozen=True)
+class RowSet:
+    """The whole output row is one of ``patterns`` (vector outputs with few distinct values)."""
+
+    patterns: tuple[tuple[float, ...], ...]
+
+    def contains(self, rows: np.ndarray) -> np.ndarray:
+        return np.isin(row_keys(rows), row_keys(np.asarray(self.patterns, dtype=float)))
+
+    def describe(self) -> str:
+        shown = ["(" + ", ".join(_num(v) for v in p) + ")" for p in self.patterns]
+        return f"output in {_listing(shown, 4)}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": "rows", "patterns": [list(p) for p in self.patterns]}
+
+
+Event = Union[Threshold, Interval, ValueSet, BinSet, RowSet]

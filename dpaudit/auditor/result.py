@@ -1,0 +1,179 @@
+"""The outcome of an audit: a frozen, JSON round-trippable :class:`AuditResult` with a :class:`Verdict`."""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from ..claims import Claim, claim_from_dict
+
+__all__ = ["AuditResult", "Verdict", "VerifiedEvent", "from_plain", "plain"]
+
+
+class Verdict(str, enum.Enum):
+    """What the verification stage established.
+
+    * ``VIOLATION`` -- the verified lower bound on epsilon (at the claimed delta) exceeds the claimed
+      epsilon: the claim is refuted at the stated confidence.
+    * ``PASS`` -- no violation found, and the budget was large enough to see one near the claim.
+    * ``UNDERPOWERED`` -- no violation found, but even a perfect witness of a mechanism exactly at
+      its claim would have certified less than ``REACH_FRACTION`` of the claimed epsilon with this
+      many samples (see :func:`dpaudit.auditor.bounds.reach`): a pass would say little.
+    """
+
+    PASS = "pass"
+    VIOLATION = "violation"
+    UNDERPOWERED = "underpowered"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def plain(value: Any) -> Any:
+    """``value`` as plain JSON data: tuples/arrays become lists, numpy scalars Python numbers, inf "inf"."""
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return "inf" if value > 0 else ("-inf" if value < 0 else "nan")
+    return value
+
+
+def from_plain(value: Any) -> Any:
+    """Inverse of :func:`plain` for stored values: lists become tuples, "inf" a float."""
+    if isinstance(value, list):
+        return tuple(from_plain(v) for v in value)
+    if isinstance(value, str) and value in ("inf", "-inf", "nan"):
+        return float(value)
+    return value
+
+
+@dataclass(frozen=True)
+class VerifiedEvent:
+    """One candidate (pair, direction, event) as measured on the verification samples."""
+
+    pair: tuple[Any, Any]
+    event: str
+    event_spec: dict[str, Any]
+    family: str
+    search_bound: float
+    hits: tuple[int, int]
+    sample_sizes: tuple[int, int]
+    epsilon_lower_bound: float
+    p_value: float
+    holm_p_value: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return plain(asdict(self))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "VerifiedEvent":
+        values = {f.name: data[f.name] for f in fields(cls)}
+        for name in ("pair", "hits", "sample_sizes", "search_bound", "epsilon_lower_bound"):
+            values[name] = from_plain(values[name])
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """The verified lower bound on the epsilon a mechanism realises, with its verdict.
+
+    Attributes
+    ----------
+    target : str
+        The mechanism's name.
+    claim : Claim
+        The claim audited (PureDP, ApproxDP or ProbabilisticDP).
+    verdict : Verdict
+        ``violation`` / ``pass`` / ``underpowered``; ``reason`` says why in one sentence.
+    epsilon_lower_bound : float
+        The largest Bonferroni-corrected verification bound over the verified candidates, floored
+        at 0 (epsilon >= 0 always); ``inf`` never occurs: with no hits under M(b) the bound is
+        finite and capped by the sample size (``support_mismatch`` is then set).
+    delta_lower_bound : float or None
+        For approximate/probabilistic claims: a lower confidence bound on
+        P[M(a) in S] - e^epsilon P[M(b) in S] at the claimed epsilon, on the reported event.
+    confidence : float
+        Joint confidence of every reported bound.
+    samples : int
+        Verification samples per side (the Poisson mean; ``sample_sizes`` has the drawn sizes).
+    search_samples : int
+        Search-stage samples per side, in total over pair screening and event selection.
+    event, event_spec : str, dict
+        The reported event, readable and as data.
+    pair : (a, b)
+        The neighbouring inputs, ordered so that P[M(a) in S] > P[M(b) in S].
+    seed : int
+        ``SeedSequence`` entropy that reproduces this result.
+    method : str
+        ``"joint"`` (exact conditional test on the ratio) or ``"union"`` (Clopper-Pearson union).
+    epsilon_reach : float
+        The bound a perfect witness would give at this budget (see :class:`Verdict`).
+    candidates : tuple of VerifiedEvent
+        Every verified candidate (the multiplicity correction covers them all).
+    """
+
+    target: str
+    claim: Claim
+    verdict: Verdict
+    reason: str
+    epsilon_lower_bound: float
+    delta_lower_bound: float | None
+    confidence: float
+    samples: int
+    search_samples: int
+    sample_sizes: tuple[int, int]
+    hits: tuple[int, int]
+    event: str
+    event_spec: dict[str, Any]
+    pair: tuple[Any, Any]
+    seed: int
+    method: str
+    support_mismatch: bool
+    epsilon_reach: float
+    pairs_screened: int
+    candidates: tuple[VerifiedEvent, ...]
+    elapsed_s: float
+    mechanism_s: float
+    vectorised: bool
+    notes: tuple[str, ...] = ()
+
+    @property
+    def violation(self) -> bool:
+        return self.verdict is Verdict.VIOLATION
+
+    def reproduce(self) -> str:
+        """The command line that reruns this audit."""
+        return f"dpaudit audit {self.target} --seed {self.seed} --samples {self.samples} --confidence {self.confidence:g}"
+
+    def summary(self) -> str:
+        bound = f"{self.epsilon_lower_bound:.4f}"
+        text = (
+            f"{self.verdict.value.upper()}: {self.target} claims {self.claim}; epsilon >= {bound} "
+            f"with confidence {self.confidence:g} ({self.method} bound, {self.samples} samples per side)"
+        )
+        return text
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (``json.dumps`` works on it; non-finite floats are the strings "inf"...)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["claim"] = self.claim.as_dict()
+        data["verdict"] = self.verdict.value
+        data["candidates"] = [c.as_dict() for c in self.candidates]
+        return plain(data)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "AuditResult":
+        """Inverse of :meth:`as_dict`."""
+        values = {f.name: data[f.name] for f in fields(cls) if f.name in data}
+        values["claim"] = claim_from_dict(data["claim"])
+        values["verdict"] = Verdict(data["verdict"])
+        values["candidates"] = tuple(VerifiedEvent.from_dict(c) for c in data["candidates"])
+        for name in ("pair", "sample_sizes", "hits", "notes", "epsilon_lower_bound", "epsilon_reach"):
+            values[name] = from_plain(values[name])
+        return cls(**values)

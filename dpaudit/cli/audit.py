@@ -1,0 +1,137 @@
+"""``dpaudit audit TARGET``: a Monte Carlo lower bound on the epsilon TARGET realises.
+
+Exit 0 pass, 1 violation, 2 bad input or usage, 3 underpowered.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from ..errors import InvalidArgument, InvalidDataset, MechanismError
+from ._common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, debug_option, echo_json, guarded, json_option
+
+EXIT_FOR_VERDICT = {"pass": EXIT_OK, "violation": EXIT_VIOLATION, "underpowered": EXIT_UNKNOWN}
+
+
+def _as_input(value: Any) -> Any:
+    """JSON arrays become tuples (hashable, like catalogue pairs); everything else is kept."""
+    if isinstance(value, list):
+        return tuple(_as_input(v) for v in value)
+    return value
+
+
+def _parse_json(option: str, text: str) -> Any:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidDataset(f"{option}={text!r} is not valid JSON ({exc.msg})") from None
+    if isinstance(value, dict) or value is None or isinstance(value, bool):
+        raise InvalidDataset(f"{option}={text!r} must be a dataset (JSON array of records) or a query value")
+    return _as_input(value)
+
+
+def _pair(a: str | None, b: str | None) -> tuple[Any, Any] | None:
+    if a is None and b is None:
+        return None
+    if a is None or b is None:
+        raise InvalidArgument("--a and --b must be given together (the two neighbouring inputs)")
+    return _parse_json("--a", a), _parse_json("--b", b)
+
+
+def _reproduction(target: str, result: Any, a_json: str | None, b_json: str | None, epsilon, delta, method: str) -> str:
+    parts = ["dpaudit audit", target, f"--seed {result.seed}", f"--samples {result.samples}"]
+    if epsilon is not None:
+        parts.append(f"--epsilon {epsilon!r}")
+    if delta is not None:
+        parts.append(f"--delta {delta!r}")
+    if a_json is not None:
+        parts += [f"--a '{a_json}'", f"--b '{b_json}'"]
+    if result.confidence != 0.95:
+        parts.append(f"--confidence {result.confidence!r}")
+    if method != "auto":
+        parts.append(f"--method {method}")
+    return " ".join(parts)
+
+
+def _print_result(result: Any, reproduction: str) -> None:
+    bound = result.epsilon_lower_bound
+    click.echo(f"{result.verdict.value.upper()}: {result.target} claims {result.claim}")
+    click.echo(f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound)")
+    if result.delta_lower_bound is not None:
+        click.echo(f"  delta   >= {result.delta_lower_bound:.3g} at epsilon = {result.claim.epsilon:g}")
+    click.echo(f"  event   : {result.event}")
+    click.echo(f"  pair    : a = {json.dumps(result.pair[0])}, b = {json.dumps(result.pair[1])}")
+    click.echo(
+        f"  hits    : {result.hits[0]} / {result.sample_sizes[0]} under a, {result.hits[1]} / {result.sample_sizes[1]} under b "
+        f"({result.samples} verification + {result.search_samples} search samples per side)"
+    )
+    click.echo(f"  reason  : {result.reason}")
+    for note in result.notes:
+        click.echo(f"  note    : {note}")
+    click.echo(f"  time    : {result.elapsed_s:.2f} s, of which {result.mechanism_s:.2f} s inside the mechanism")
+    click.echo(f"  reproduce: {reproduction}")
+
+
+@click.command("audit")
+@click.argument("target")
+@click.option("--epsilon", type=float, default=None, help="Claimed epsilon (default: the mechanism's claim).")
+@click.option("--delta", type=float, default=None, help="Claimed delta (default: the mechanism's claim, else 0).")
+@click.option("--a", "a_json", default=None, metavar="JSON", help="First neighbouring input, as JSON.")
+@click.option("--b", "b_json", default=None, metavar="JSON", help="Second neighbouring input, as JSON.")
+@click.option("--samples", type=int, default=None, help="Verification samples per side (default 10^6).")
+@click.option("--seed", type=int, default=None, help="Seed that reproduces the audit (default: drawn and printed).")
+@click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence of the bound.")
+@click.option(
+    "--method", type=click.Choice(["auto", "joint", "union"]), default="auto", show_default=True, help="The bound."
+)
+@json_option
+@debug_option
+@guarded
+def audit(
+    target: str,
+    epsilon: float | None,
+    delta: float | None,
+    a_json: str | None,
+    b_json: str | None,
+    samples: int | None,
+    seed: int | None,
+    confidence: float,
+    method: str,
+    as_json: bool,
+    debug: bool,
+) -> None:
+    """Audit TARGET: a catalogue name, package.module:attr or path/to/file.py:attr.
+
+    Prints a lower bound on the epsilon TARGET realises and the verdict: violation when it exceeds
+    the claim, pass otherwise (underpowered when the sample size could not reach the claim).
+    """
+    from ..auditor import audit as run_audit
+    from ..auditor.sampling import fresh_seed
+
+    pair = _pair(a_json, b_json)
+    seed = fresh_seed() if seed is None else seed
+    try:
+        result = run_audit(
+            target,
+            epsilon=epsilon,
+            delta=delta,
+            pair=pair,
+            samples=samples,
+            seed=seed,
+            confidence=confidence,
+            method=method,
+        )
+    except MechanismError as exc:
+        raise MechanismError(f"{exc} (rerun with --seed {seed})") from exc
+    if as_json:
+        echo_json(result.as_dict())
+    else:
+        _print_result(result, _reproduction(target, result, a_json, b_json, epsilon, delta, method))
+    sys.exit(EXIT_FOR_VERDICT.get(result.verdict.value, EXIT_BAD_INPUT))
+
+
+COMMAND = audit

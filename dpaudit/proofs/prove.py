@@ -1,0 +1,298 @@
+"""``prove(mechanism)``: route a declared density to the procedure that can decide its claim.
+
+Routes (each procedure's module docstring states its Preconditions / Claim / Proof):
+
+* pure DP -- finite input domain: :mod:`.finite`; finite outputs with query inputs: :mod:`.finite_query`;
+  real or integer outputs with query inputs: :mod:`.query_density`;
+* approximate DP -- finite: :mod:`.hockey_stick`; the normal density: :mod:`.gaussian`; otherwise a proof
+  of pure epsilon-DP (which implies (epsilon, delta)-DP for every delta >= 0);
+* probabilistic DP -- finite: :mod:`.probabilistic`; otherwise via pure DP (the bad set is empty);
+* a :class:`~dpaudit.proofs.theorems.Composition` -- each part, then the composition theorem.
+
+The claim is checked for all parameter values allowed by the declared assumptions, unless the caller
+asks for the numeric instance (``numeric=True``) or restates the claim with numbers that differ from the
+declared symbolic epsilon/delta at the instance.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from typing import Any
+
+from ..claims import ApproxDP, Claim, ProbabilisticDP, PureDP
+from ..errors import InvalidArgument
+from ..mechanisms.base import Mechanism
+from .result import Certificate, Outcome, ProofResult, Step, Verdict
+from .signs import SignContext
+from .theorems import Composition, parallel, sequential
+
+__all__ = ["prove"]
+
+
+def _load_density(mechanism: Mechanism) -> Any:
+    import sympy
+
+    if mechanism.density is None:
+        raise InvalidArgument(f"mechanism={mechanism.name!r} must declare a symbolic density to be proved (it has none)")
+    try:
+        density = mechanism.density()
+    except Exception as exc:  # a user's density builder may raise anything; report it as bad input
+        raise InvalidArgument(f"density of mechanism={mechanism.name!r} could not be built: {type(exc).__name__}: {exc}") from exc
+    if not hasattr(density, "expr") or not isinstance(density.expr, sympy.Expr):
+        raise InvalidArgument(f"density of mechanism={mechanism.name!r} must be a SymbolicDensity with a sympy expression")
+    if not any(density.expr.has(o) for o in density.outputs):
+        raise InvalidArgument(f"density expression {density.expr!r} of {mechanism.name!r} must depend on its outputs {density.outputs!r}")
+    if density.expr.has(sympy.nan, sympy.zoo):
+        raise InvalidArgument(f"density expression {density.expr!r} of {mechanism.name!r} must not contain nan or zoo")
+    return density
+
+
+def _rational(value: Any) -> Any:
+    import sympy
+
+    return sympy.nsimplify(value, rational=True) if isinstance(value, float) else sympy.sympify(value)
+
+
+def _matches(expr: Any, instance: dict, value: float) -> bool:
+    try:
+        number = float(expr.subs(instance))
+    except (TypeError, ValueError):
+        return False
+    return math.isclose(number, value, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _default_assumptions(density: Any) -> tuple:
+    """Probabilities declared as positive symbols are also < 1 (delta of a claim, flip probabilities)."""
+    import sympy
+
+    extra = []
+    bounded = {a.lhs for a in map(sympy.sympify, density.assumptions) if isinstance(a, sympy.core.relational.Relational)}
+    for parameter in density.parameters:
+        if parameter.name == "delta" and parameter not in bounded:
+            extra.append(sympy.StrictLessThan(parameter, 1))
+    return tuple(density.assumptions) + tuple(extra)
+
+
+def _setup(density: Any, claim: Claim, numeric: bool) -> tuple[Any, Any, Any, str]:
+    import sympy
+
+    instance = {p: _rational(v) for p, v in dict(density.instance).items()}
+    symbolic = not numeric and _matches(density.epsilon, instance, claim.epsilon) and (
+        claim.kind == "pure" or _matches(density.delta, instance, claim.delta)
+    )
+    if symbolic:
+        eps, dlt = density.epsilon, density.delta if claim.kind != "pure" else sympy.Integer(0)
+        return density, eps, dlt, "all parameters"
+    numeric_density = dataclasses.replace(density, instance=instance).at_instance()
+    numeric_density = dataclasses.replace(numeric_density, instance=instance)
+    for assumption in numeric_density.assumptions:
+        if sympy.sympify(assumption) is sympy.false:
+            raise InvalidArgument(f"the instance {instance} violates the declared assumption of the density")
+    return numeric_density, _rational(claim.epsilon), _rational(claim.delta), "instance"
+
+
+def _route(density: Any, claim: Claim, eps: Any, dlt: Any, context: SignContext) -> Outcome:
+    from .outputs import is_finite_output
+
+    finite_inputs = density.input_domain is not None
+    finite_outputs = is_finite_output(density)
+    if finite_inputs and not finite_outputs:
+        return Outcome(Verdict.UNKNOWN, "a finite input domain with infinitely many outputs is not handled", "none")
+    if claim.kind == "approximate" and dlt != 0:
+        if finite_inputs:
+            from .hockey_stick import prove_finite_approx
+
+            return prove_finite_approx(density, eps, dlt, context)
+        from .gaussian import gaussian_sigma, prove_gaussian_approx
+
+        sigma = gaussian_sigma(density)
+        if sigma is not None:
+            return prove_gaussian_approx(density, eps, dlt, context, sigma)
+        return _via_pure(density, eps, context, "approximate")
+    if claim.kind == "probabilistic" and dlt != 0:
+        if finite_inputs:
+            from .probabilistic import prove_finite_probabilistic
+
+            outcome = prove_finite_probabilistic(density, eps, dlt, context)
+            if outcome.verdict is Verdict.PROVED and len(density.outputs) == 1:
+                outcome.details.update(_postprocessing_details(density, eps, dlt, context))
+            return outcome
+        return _via_pure(density, eps, context, "probabilistic")
+    return _pure(density, eps, context, finite_inputs, finite_outputs)
+
+
+def _postprocessing_details(density: Any, eps: Any, dlt: Any, context: SignContext) -> dict[str, Any]:
+    from .postprocessing import search_postprocessing
+
+    search = search_postprocessing(density, eps, dlt, context)
+    details: dict[str, Any] = {
+        "postprocessing_maps_checked": search.maps_checked,
+        "postprocessing_breaking_probabilistic": search.breaking_probabilistic,
+        "postprocessing_breaking_approximate": search.breaking_approximate,
+        "postprocessing_points": [f"e^epsilon={e}, delta={d}" for e, d in search.points],
+    }
+    if search.witness_map is not None and search.witness_outcome is not None:
+        details["postprocessing_witness_map"] = list(search.witness_map)
+        details["postprocessing_witness_verdict"] = search.witness_outcome.verdict.value
+        witness = search.witness_outcome.counterexample
+        if witness is not None:
+            details["postprocessing_witness_for_all_parameters"] = bool(witness.extra.get("for_all_parameters"))
+    return details
+
+
+def _pure(density: Any, eps: Any, context: SignContext, finite_inputs: bool, finite_outputs: bool) -> Outcome:
+    if finite_inputs:
+        from .finite import prove_finite_pure
+
+        return prove_finite_pure(density, eps, context)
+    if finite_outputs:
+        from .finite_query import prove_finite_query
+
+        return prove_finite_query(density, eps, context)
+    from .query_density import prove_query_density
+
+    return prove_query_density(density, eps, context)
+
+
+def _via_pure(density: Any, eps: Any, context: SignContext, kind: str) -> Outcome:
+    from .outputs import is_finite_output
+
+    outcome = _pure(density, eps, context, density.input_domain is not None, is_finite_output(density))
+    if outcome.verdict is Verdict.PROVED:
+        outcome.steps.append(
+            Step("final inequality", outcome.steps[-1].expression, f"pure epsilon-DP implies {kind} (epsilon, delta)-DP for every delta >= 0")
+        )
+        outcome.reason = f"pure {eps}-DP proved, which implies the {kind} claim"
+        return outcome
+    return Outcome(
+        Verdict.UNKNOWN,
+        f"no exact {kind} procedure for this density, and pure DP is {outcome.verdict.value}: {outcome.reason}",
+        outcome.method,
+        outcome.steps,
+    )
+
+
+def prove(mechanism: Any, *, claim: Claim | None = None, numeric: bool = False) -> ProofResult:
+    """Prove or refute a mechanism's privacy claim from its declared density.
+
+    Parameters
+    ----------
+    mechanism : Mechanism, Composition or str
+        A Mechanism with a ``density``, a catalogue name, ``module:attr``, or a Composition.
+    claim : PureDP | ApproxDP | ProbabilisticDP, optional
+        Restate the claim (default: the mechanism's own).
+    numeric : bool
+        Check the catalogue instance's parameter values only, instead of all parameter values.
+
+    Returns
+    -------
+    ProofResult
+        ``proved`` with a certificate, ``refuted`` with a counterexample re-verified with mpmath at
+        50 digits, or ``unknown`` with the step that could not be decided.
+    """
+    start = time.perf_counter()
+    if isinstance(mechanism, str):
+        from ..mechanisms.targets import resolve
+
+        mechanism = resolve(mechanism)
+    if isinstance(mechanism, Composition):
+        return _prove_composition(mechanism, start, numeric)
+    if not isinstance(mechanism, Mechanism):
+        raise InvalidArgument(f"mechanism={mechanism!r} must be a Mechanism, a Composition or a catalogue name")
+    if claim is not None and not isinstance(claim, (PureDP, ApproxDP, ProbabilisticDP)):
+        raise InvalidArgument(f"claim={claim!r} must be PureDP, ApproxDP or ProbabilisticDP")
+    claim = claim or mechanism.claim
+    density = _load_density(mechanism)
+    density, eps, dlt, scope = _setup(density, claim, numeric)
+    context = SignContext(density.parameters, _default_assumptions(density), dict(density.instance))
+    from .verify import normalisation_error
+
+    point = context.parameter_points()[0] if context.instance else {}
+    problem = normalisation_error(density, point) if point or not density.parameters else None
+    try:
+        if problem is not None:
+            outcome = Outcome(Verdict.UNKNOWN, f"not a probability distribution: {problem}", "normalisation check")
+        else:
+            outcome = _route(density, claim, eps, dlt, context)
+    except (NotImplementedError, RecursionError, TypeError, ValueError, AttributeError) as exc:
+        outcome = Outcome(Verdict.UNKNOWN, f"sympy could not complete a step: {type(exc).__name__}: {exc}", "none")
+    scope = outcome.scope or scope
+    return _result(mechanism.name, claim, eps, dlt, density, outcome, scope, start)
+
+
+def _result(name: str, claim: Claim, eps: Any, dlt: Any, density: Any, outcome: Outcome, scope: str, start: float) -> ProofResult:
+    import sympy
+
+    certificate = None
+    if outcome.verdict is Verdict.PROVED:
+        kind = {"pure": "pure", "approximate": "approximate", "probabilistic": "probabilistic"}[claim.kind]
+        statement = f"{name} is {kind} ({sympy.sstr(eps)}, {sympy.sstr(dlt)})-DP"
+        assumptions = tuple(
+            [f"{p} > 0" for p in density.parameters if p.is_positive] + [sympy.sstr(a) for a in density.assumptions]
+        )
+        if scope == "instance":
+            statement += " at " + ", ".join(f"{p}={sympy.sstr(v)}" for p, v in dict(density.instance).items())
+        certificate = Certificate(statement, tuple(outcome.steps), scope, assumptions)
+    claim_dict = dict(claim.as_dict())
+    claim_dict["epsilon_symbolic"] = sympy.sstr(eps)
+    claim_dict["delta_symbolic"] = sympy.sstr(dlt)
+    return ProofResult(
+        mechanism=name,
+        claim=claim_dict,
+        verdict=outcome.verdict,
+        reason=outcome.reason,
+        method=outcome.method,
+        scope=scope,
+        certificate=certificate,
+        counterexample=outcome.counterexample,
+        elapsed_s=time.perf_counter() - start,
+        details=outcome.details,
+    )
+
+
+def _prove_composition(composition: Composition, start: float, numeric: bool) -> ProofResult:
+    parts = [prove(part, numeric=numeric) for part in composition.parts]
+    failed = [p for p in parts if not p.proved]
+    claim = composition.claim
+    if failed:
+        return ProofResult(
+            composition.name,
+            claim.as_dict(),
+            Verdict.UNKNOWN,
+            "parts not proved: " + ", ".join(f"{p.mechanism} ({p.verdict.value})" for p in failed),
+            "composition",
+            elapsed_s=time.perf_counter() - start,
+        )
+    rule = sequential if composition.rule == "sequential" else parallel
+    composed, step = rule([part.claim for part in composition.parts])
+    steps = [Step("part", _part_expression(p), f"{p.mechanism}: {p.reason}") for p in parts] + [step]
+    holds = composed.epsilon <= claim.epsilon * (1 + 1e-12) and composed.delta <= claim.delta * (1 + 1e-12) + 0.0
+    if composed.kind == "probabilistic" and claim.kind != "probabilistic":
+        holds = holds  # probabilistic DP implies approximate DP with the same parameters (Meiser 2018)
+    if not holds:
+        return ProofResult(
+            composition.name,
+            claim.as_dict(),
+            Verdict.UNKNOWN,
+            f"the {composition.rule} composition theorem gives {composed}, weaker than the claim {claim}",
+            "composition",
+            elapsed_s=time.perf_counter() - start,
+        )
+    certificate = Certificate(f"{composition.name} satisfies {claim}", tuple(steps), "all parameters")
+    return ProofResult(
+        composition.name,
+        claim.as_dict(),
+        Verdict.PROVED,
+        f"{composition.rule} composition of proved parts gives {composed}",
+        "composition",
+        certificate=certificate,
+        elapsed_s=time.perf_counter() - start,
+    )
+
+
+def _part_expression(result: ProofResult) -> Any:
+    import sympy
+
+    return sympy.Tuple(sympy.Float(result.claim["epsilon"]), sympy.Float(result.claim["delta"]))

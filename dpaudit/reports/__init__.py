@@ -1,0 +1,60 @@
+"""Audit reports: one document per mechanism, rendered as JSON, Markdown and self-contained HTML.
+
+``report(target, ...)`` proves and audits ``target`` and returns the report document (a JSON-ready
+dict, schema in :func:`load_schema`); :func:`render` turns it into text and :func:`write` into a
+file whose suffix picks the format.  :func:`write_catalogue` does the whole catalogue into a folder
+with an ``index.html``.  Modules: :mod:`.model` (sections, schema version, environment),
+:mod:`.build` (prove + audit + checks + plots), :mod:`.checks`, :mod:`.plots`, :mod:`.mathml`,
+:mod:`.render_json`, :mod:`.render_markdown`, :mod:`.render_html`, :mod:`.catalogue`.
+
+Importing this package loads neither sympy nor matplotlib; they come with the first report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidArgument
+from .build import build_report
+from .model import SCHEMA_VERSION, load_schema
+
+__all__ = ["FORMATS", "SCHEMA_VERSION", "build_report", "format_for", "load_schema", "render", "report", "write"]
+
+FORMATS = {".html": "html", ".htm": "html", ".json": "json", ".md": "markdown", ".markdown": "markdown"}
+
+report = build_report
+
+
+def format_for(path: str | Path) -> str:
+    """The format a path's suffix asks for: ``html``, ``json`` or ``markdown``."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise InvalidArgument(f"path={str(path)!r} must end in one of {', '.join(sorted(FORMATS))} (the format)")
+    return FORMATS[suffix]
+
+
+def render(document: dict[str, Any], format: str) -> str:
+    """The document as ``"html"``, ``"json"`` or ``"markdown"`` text."""
+    if format == "html":
+        from .render_html import render_html
+
+        return render_html(document)
+    if format == "json":
+        from .render_json import render_json
+
+        return render_json(document)
+    if format == "markdown":
+        from .render_markdown import render_markdown
+
+        return render_markdown(document)
+    raise InvalidArgument(f"format={format!r} must be one of 'html', 'json', 'markdown'")
+
+
+def write(document: dict[str, Any], path: str | Path) -> Path:
+    """Render the document in the format of ``path``'s suffix and write it (UTF-8); returns the path."""
+    path = Path(path)
+    text = render(document, format_for(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -1,0 +1,91 @@
+"""Implementation checks for a report: run the auditor's leak checks that the mechanism supports.
+
+* ``float-support`` -- exact floating-point support replay (:mod:`dpaudit.auditor.float_support`),
+  for mechanisms that expose their noise as ``FloatNoise``;
+* ``lattice`` -- the black-box ulp-lattice event search (:mod:`dpaudit.auditor.lattice`), for
+  scalar floating-point outputs;
+* ``sensitivity`` -- falsification of the declared sensitivity on adversarial neighbours
+  (:mod:`dpaudit.auditor.sensitivity`), for mechanisms declaring ``query`` and ``sensitivity``,
+  when that module is installed.
+
+Each check becomes one envelope ``{"name", "status", "result", "note"}``; a check that does not apply
+is ``skipped`` with the reason, one that raises is ``error`` with the message -- never silently absent.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import DPAuditError
+from .model import section
+
+__all__ = ["CHECK_SAMPLES", "implementation_checks"]
+
+CHECK_SAMPLES = 50_000
+
+
+def _envelope(name: str, status: str, result: dict[str, Any] | None = None, note: str = "") -> dict[str, Any]:
+    return {"name": name, **section(status, result, note)}
+
+
+def _run(name: str, call: Callable[[], Any]) -> dict[str, Any]:
+    try:
+        finding = call()
+    except (DPAuditError, ValueError, TypeError, ArithmeticError) as exc:
+        return _envelope(name, "error", note=f"{type(exc).__name__}: {exc}")
+    return _envelope(name, "done", finding.as_dict() if hasattr(finding, "as_dict") else dict(finding))
+
+
+def _scalar_float_outputs(mechanism: Any, data: Any) -> bool:
+    try:
+        out = np.asarray(mechanism.sample(data, 4, np.random.default_rng(0)))
+    except DPAuditError:
+        return False
+    return out.shape == (4,) and out.dtype.kind == "f"
+
+
+def implementation_checks(
+    mechanism: Any, pair: tuple[Any, Any], *, samples: int, seed: int, confidence: float
+) -> list[dict[str, Any]]:
+    """Run every applicable check on the ordered ``pair`` with ``min(samples, CHECK_SAMPLES)`` per side."""
+    from ..auditor import float_support, lattice
+
+    n = max(100, min(int(samples), CHECK_SAMPLES))
+    a, b = pair
+    checks = []
+    if getattr(mechanism, "noise", None) is not None:
+        checks.append(_run("float-support", lambda: float_support.float_support_check(
+            mechanism, a, b, n=n, seed=seed, confidence=confidence)))
+    else:
+        checks.append(_envelope("float-support", "skipped", note="the mechanism does not expose its float noise"))
+    if _scalar_float_outputs(mechanism, a):
+        def run_lattice() -> Any:
+            try:
+                queries = (float_support.query_value(mechanism, a), float_support.query_value(mechanism, b))
+            except (DPAuditError, ValueError, TypeError):
+                queries = None
+            return lattice.lattice_check(mechanism, a, b, n_search=min(5_000, n), n_verify=n, seed=seed,
+                                         confidence=confidence, queries=queries)
+
+        checks.append(_run("lattice", run_lattice))
+    else:
+        checks.append(_envelope("lattice", "skipped", note="the outputs are not scalar floating-point numbers"))
+    checks.append(_sensitivity(mechanism, seed=seed, confidence=confidence))
+    return checks
+
+
+def _sensitivity(mechanism: Any, *, seed: int, confidence: float) -> dict[str, Any]:
+    if mechanism.query is None or mechanism.sensitivity is None:
+        return _envelope("sensitivity", "skipped", note="the mechanism declares no query with a sensitivity")
+    try:
+        module = importlib.import_module("dpaudit.auditor.sensitivity")
+    except ImportError:
+        return _envelope("sensitivity", "skipped", note="dpaudit.auditor.sensitivity is not available")
+    check = getattr(module, "sensitivity_check", None)
+    if check is None:
+        return _envelope("sensitivity", "skipped", note="dpaudit.auditor.sensitivity has no sensitivity_check")
+    return _run("sensitivity", lambda: check(mechanism, seed=seed))

@@ -1,0 +1,165 @@
+"""The report document: one JSON-serialisable dict per mechanism, with a versioned schema.
+
+The sections follow the evaluation pyramid of NIST SP 800-226 (*Guidelines for Evaluating
+Differential Privacy Guarantees*, 2025, Sect. 2-4): what is promised comes first, then the evidence
+from the strongest to the weakest, then what is needed to reproduce it::
+
+    schema_version, kind, title
+    mechanism            name, family, description, source, flaw (catalogue data)
+    claim                the privacy promise: kind, epsilon, delta, the inequality as an equation
+    unit_of_privacy      the neighbour relation the claim is stated for
+    density              the declared output density p(y | q), when the mechanism has one
+    proof                ProofResult.as_dict() (certificate steps or counterexample)
+    audit                AuditResult.as_dict() (pair, event, counts, bounds, method, confidence, seed)
+    implementation       implementation checks (floating-point support, sensitivity), when supported
+    plots                figures as SVG text with their captions
+    summary              the verdicts side by side, the overall outcome and its exit code
+    settings             the budget and seed the report was generated with
+    environment          dpaudit, numpy, python versions, platform, UTC datetime
+
+Every evidence section has the same envelope ``{"status": "done" | "error" | "skipped", "result":
+dict | None, "note": str}`` so that a failure of one stage is recorded, not hidden.  The JSON Schema
+of this document ships beside this module (``schema/report.schema.json``); ``SCHEMA_VERSION`` changes
+whenever the shape does.
+"""
+
+from __future__ import annotations
+
+import datetime as _datetime
+import json
+import math
+import platform
+import sys
+from importlib import resources
+from typing import Any
+
+__all__ = [
+    "EXIT_CODES",
+    "SCHEMA_VERSION",
+    "claim_equations",
+    "environment",
+    "load_schema",
+    "outcome",
+    "section",
+]
+
+SCHEMA_VERSION = "1.0"
+KIND = "dpaudit-report"
+
+# Overall outcome -> CLI exit code (see dpaudit.cli): 0 pass/proved, 1 violation/refuted, 3 unknown.
+EXIT_CODES = {"pass": 0, "violation": 1, "unknown": 3}
+
+_FAILING = {"refuted", "violation"}
+_POSITIVE = {"proved", "pass"}
+
+
+def section(status: str, result: dict[str, Any] | None = None, note: str = "") -> dict[str, Any]:
+    """The common envelope of an evidence section: ``status`` is "done", "error" or "skipped"."""
+    if status not in ("done", "error", "skipped"):
+        raise ValueError(f"status={status!r} must be one of 'done', 'error', 'skipped'")
+    return {"status": status, "result": result, "note": note}
+
+
+def outcome(proof: dict[str, Any], audit: dict[str, Any], checks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Combine the verdicts: any refutation or violation wins, then any proof or pass, else unknown.
+
+    * ``violation`` (exit 1): the proof is refuted, the audit found a violation, or an implementation
+      check found a leak -- each is evidence against the claim on its own.
+    * ``pass`` (exit 0): nothing failed and the claim was proved or the audit passed.
+    * ``unknown`` (exit 3): nothing failed and nothing positive was established (unknown proof,
+      underpowered audit, errors).
+    """
+    verdicts = {
+        "proof": _verdict(proof),
+        "audit": _verdict(audit),
+        **{f"check:{c.get('name', '?')}": _verdict(c) for c in checks},
+    }
+    values = set(verdicts.values())
+    overall = "violation" if values & _FAILING else ("pass" if values & _POSITIVE else "unknown")
+    return {"verdicts": verdicts, "overall": overall, "exit_code": EXIT_CODES[overall]}
+
+
+def _verdict(envelope: dict[str, Any]) -> str:
+    if envelope.get("status") != "done" or not envelope.get("result"):
+        return envelope.get("status", "skipped")
+    return str(envelope["result"].get("verdict", "unknown"))
+
+
+def claim_equations(kind: str) -> list[dict[str, str]]:
+    """The claim's defining inequalities as text, LaTeX and presentation MathML (printed by sympy).
+
+    * pure and approximate DP: P_D(S) <= e^epsilon P_D'(S) + delta for every set S of outputs
+      (Dwork & Roth 2014, Def. 2.4; delta = 0 for pure DP);
+    * probabilistic DP: L = ln(p_D(y) / p_D'(y)) and Pr_D = P_{y ~ M(D)}[L > epsilon] <= delta
+      (Meiser 2018, Def. 2).
+
+    Each equation carries a ``legend`` saying what its symbols mean.
+    """
+    import sympy
+
+    from ..proofs.result import expression_dict
+
+    eps = sympy.Symbol("epsilon", positive=True)
+    delta = sympy.Symbol("delta", positive=True)
+    sets = "P_D(S) = P[M(D) in S] and P_D'(S) = P[M(D') in S], for all neighbours D ~ D' and all sets S"
+    if kind == "pure":
+        return [{**expression_dict(sympy.Le(sympy.Symbol("P_D(S)"), sympy.exp(eps) * sympy.Symbol("P_D'(S)"))),
+                 "legend": sets}]
+    if kind == "approximate":
+        rhs = sympy.exp(eps) * sympy.Symbol("P_D'(S)") + delta
+        return [{**expression_dict(sympy.Le(sympy.Symbol("P_D(S)"), rhs)), "legend": sets}]
+    loss = sympy.Eq(sympy.Symbol("L"), sympy.log(sympy.Symbol("p_D") / sympy.Symbol("p_D'")), evaluate=False)
+    return [
+        {**expression_dict(loss), "legend": "the privacy loss of output y: p_D, p_D' are the densities of M(D), M(D') at y"},
+        {**expression_dict(sympy.Le(sympy.Symbol("Pr_D"), delta)),
+         "legend": "Pr_D = P[L > epsilon] for y drawn from M(D), for all neighbours D ~ D'"},
+    ]
+
+
+def environment() -> dict[str, Any]:
+    """What is needed to reproduce the report: versions, platform and the UTC time it was made."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import numpy
+
+    from .. import __version__
+
+    def installed(name: str) -> str | None:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return None
+
+    return {
+        "dpaudit": __version__,
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "numpy": numpy.__version__,
+        "scipy": installed("scipy"),
+        "sympy": installed("sympy"),
+        "statsmodels": installed("statsmodels"),
+        "matplotlib": installed("matplotlib"),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "byteorder": sys.byteorder,
+        "datetime_utc": _datetime.datetime.now(_datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def load_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the report document, shipped as package data."""
+    text = resources.files("dpaudit.reports").joinpath("schema/report.schema.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` with non-finite floats as "inf"/"-inf"/"nan" and tuples as lists (strict JSON)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        return jsonable(value.item())
+    return value

@@ -1,0 +1,363 @@
+"""Figures of a report, drawn with matplotlib (Agg backend) and returned as SVG text.
+
+matplotlib is imported inside :func:`_pyplot` only, so importing this module costs nothing.  Every
+figure is drawn from a fresh re-sample of the mechanism at the audited pair -- the verification
+stage keeps counts, not samples -- seeded from the audit's recorded seed through
+``SeedSequence([seed, PLOT_STREAM])``, a stream disjoint from the audit's own; each caption says so.
+
+* :func:`output_distributions` -- the two output distributions with the audited event shaded;
+* :func:`privacy_loss` -- the empirical privacy-loss distribution L(y) = ln p_a(y) - ln p_b(y),
+  y ~ M(a), against the declared density's (when a density exists);
+* :func:`bound_curve` -- the epsilon lower bound against the sample size, with its confidence band;
+* :func:`delta_curve` -- for (epsilon, delta) claims, the empirical delta(epsilon) against the claimed.
+
+The bounds are the auditor's (:mod:`dpaudit.auditor.bounds`); no statistic is computed here.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["PLOT_SAMPLES", "PLOT_STREAM", "Resample", "all_plots", "resample"]
+
+PLOT_SAMPLES = 20_000
+PLOT_STREAM = 7
+_ATOMS = 40
+_BINS = 60
+_COLOURS = ("#1f77b4", "#d62728", "#7f7f7f", "#2ca02c")
+
+
+@dataclass(frozen=True)
+class Resample:
+    """Fresh outputs of M(a) and M(b) (samples x coordinates) and how they were drawn."""
+
+    rows_a: np.ndarray
+    rows_b: np.ndarray
+    seed: int
+    how: str
+
+
+def resample(mechanism: Any, pair: tuple[Any, Any], seed: int, n: int) -> Resample:
+    """n outputs per side, from ``SeedSequence([seed, PLOT_STREAM])`` (children 0: side a, 1: side b)."""
+    side_a, side_b = np.random.SeedSequence([int(seed), PLOT_STREAM]).spawn(2)
+    rows = []
+    for data, node in ((pair[0], side_a), (pair[1], side_b)):
+        out = np.asarray(mechanism.sample(data, n, np.random.default_rng(node)))
+        rows.append(out.reshape(n, -1).astype(float))
+    how = (
+        f"Re-sampled for this figure: {n} fresh outputs per side at the audited pair, seeded by "
+        f"SeedSequence([{seed}, {PLOT_STREAM}]) (the audit seed, on a stream of its own); "
+        "the audit's verification samples are not kept."
+    )
+    return Resample(rows[0], rows[1], int(seed), how)
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"svg.hashsalt": "dpaudit", "svg.fonttype": "none", "font.size": 8})
+    return plt
+
+
+def _svg(fig: Any) -> str:
+    plt = _pyplot()
+    buffer = io.StringIO()
+    fig.tight_layout()
+    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    plt.close(fig)
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _figure(title: str):
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(5.6, 3.0), dpi=100)
+    ax.set_title(title)
+    return fig, ax
+
+
+def _plot(plot_id: str, title: str, caption: str, fig: Any) -> dict[str, Any]:
+    return {"id": plot_id, "title": title, "caption": caption, "media_type": "image/svg+xml", "svg": _svg(fig)}
+
+
+def _keys(rows: np.ndarray, event: Any) -> tuple[np.ndarray, str]:
+    """The one-number view of each output the event is stated on (its feature), and its name."""
+    if event is not None and hasattr(event, "feature"):
+        return event.feature.values(rows).astype(float), event.feature.describe()
+    if rows.shape[1] == 1:
+        return rows[:, 0], "output"
+    return rows.sum(axis=1), "sum of coordinates"
+
+
+def _atoms(rows_a: np.ndarray, rows_b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """(unique rows, counts under a, counts under b, inverse index of a) when the outputs are discrete."""
+    both = np.concatenate([rows_a, rows_b])
+    unique, inverse = np.unique(both, axis=0, return_inverse=True)
+    if len(unique) > _ATOMS * 5:
+        return None
+    inverse = inverse.reshape(-1)
+    n_a = len(rows_a)
+    counts_a = np.bincount(inverse[:n_a], minlength=len(unique))
+    counts_b = np.bincount(inverse[n_a:], minlength=len(unique))
+    return unique, counts_a, counts_b, inverse[:n_a]
+
+
+def output_distributions(sample: Resample, event: Any, event_text: str, pair_text: str) -> dict[str, Any]:
+    """Histograms (or atom frequencies) of M(a) and M(b), the audited event S shaded."""
+    fig, ax = _figure("Output distributions at the audited pair")
+    rows_a, rows_b = sample.rows_a, sample.rows_b
+    if event is not None and not hasattr(event, "feature"):  # a set of whole output rows
+        atoms, member = _atoms(rows_a, rows_b), event.contains
+        xlabel = "output"
+    else:
+        (va, xlabel), vb = _keys(rows_a, event), _keys(rows_b, event)[0]
+        atoms = _atoms(va[:, None], vb[:, None])
+        member = (lambda u: _member_1d(event, u[:, 0])) if event is not None else (lambda u: np.zeros(len(u), bool))
+    if atoms is not None:
+        unique, ca, cb, _ = atoms
+        top = np.sort(np.argsort(-(ca + cb), kind="stable")[:_ATOMS])
+        x = np.arange(len(top))
+        for i in np.flatnonzero(member(unique[top])):
+            ax.axvspan(i - 0.5, i + 0.5, color="#ffd54f", alpha=0.5, lw=0)
+        ax.bar(x - 0.2, ca[top] / len(rows_a), width=0.4, color=_COLOURS[0], label="M(a)")
+        ax.bar(x + 0.2, cb[top] / len(rows_b), width=0.4, color=_COLOURS[1], label="M(b)")
+        labels = [", ".join(f"{v:g}" for v in unique[i]) for i in top]
+        ax.set_xticks(x, labels, rotation=60 if len(top) > 8 else 0, fontsize=6)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("frequency")
+    else:
+        pooled = np.concatenate([va, vb])
+        lo, hi = np.quantile(pooled, [0.002, 0.998])
+        if not hi > lo:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = np.linspace(lo, hi, _BINS + 1)
+        ax.hist(va, bins=edges, histtype="step", density=True, color=_COLOURS[0], label="M(a)")
+        ax.hist(vb, bins=edges, histtype="step", density=True, color=_COLOURS[1], label="M(b)")
+        _shade_1d(ax, event, edges)
+        ax.set_xlim(lo, hi)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("density")
+    ax.legend(loc="upper right", fontsize=7)
+    caption = (
+        f"Outputs of M(a) and M(b) for the pair {pair_text}; shaded: the audited event S = [{event_text}]. "
+        + sample.how
+    )
+    return _plot("distributions", "Output distributions", caption, fig)
+
+
+def _member_1d(event: Any, values: np.ndarray) -> np.ndarray:
+    """Membership of feature values in an event stated on a feature (the feature is the identity here)."""
+    from ..auditor.events import Feature
+
+    shadow = type(event)(Feature("value"), *[getattr(event, f) for f in event.__dataclass_fields__ if f != "feature"])
+    return shadow.contains(values[:, None])
+
+
+def _shade_1d(ax: Any, event: Any, edges: np.ndarray) -> None:
+    if event is None:
+        return
+    centres = 0.5 * (edges[1:] + edges[:-1])
+    inside = _member_1d(event, centres)
+    for lo, hi, hit in zip(edges[:-1], edges[1:], inside):
+        if hit:
+            ax.axvspan(lo, hi, color="#ffd54f", alpha=0.5, lw=0)
+
+
+def privacy_loss(sample: Resample, mechanism: Any, pair: tuple[Any, Any], epsilon: float) -> dict[str, Any] | None:
+    """Empirical privacy loss of y ~ M(a) against the declared density's; None without a density.
+
+    Empirical: ln(p^_a / p^_b) of the atom (discrete outputs) or histogram bin (scalar continuous
+    outputs) y falls in.  Declared: ln p(y | q_a) - ln p(y | q_b) at the sampled y, with q = f(D).
+    """
+    if mechanism.density is None:
+        return None
+    fig, ax = _figure("Privacy loss L(y) = ln p_a(y) - ln p_b(y), y ~ M(a)")
+    notes = []
+    declared = _declared_loss(sample.rows_a, mechanism, pair)
+    empirical = _empirical_loss(sample.rows_a, sample.rows_b)
+    shown = []
+    for values, colour, label in ((declared, _COLOURS[2], "declared density"), (empirical, _COLOURS[0], "empirical")):
+        if values is None:
+            notes.append(f"the {label} loss could not be evaluated for these outputs")
+            continue
+        finite = values[np.isfinite(values)]
+        if len(finite) < len(values):
+            notes.append(f"{label}: {len(values) - len(finite)} of {len(values)} outputs have infinite loss (not drawn)")
+        if len(finite):
+            shown.append(finite)
+            ax.hist(finite, bins=_BINS, histtype="step", density=True, color=colour, label=label)
+    ax.axvline(epsilon, color=_COLOURS[1], ls="--", lw=1, label=f"claimed epsilon = {epsilon:g}")
+    ax.set_xlabel("privacy loss L(y)")
+    ax.set_ylabel("density")
+    ax.legend(loc="upper left", fontsize=7)
+    caption = (
+        "Distribution of the privacy loss under M(a): empirical (log ratio of the two re-sampled histograms, "
+        "per atom or bin) against the declared density evaluated at the same outputs. "
+        + " ".join(n[0].upper() + n[1:] + "." for n in notes)
+        + " " + sample.how
+    )
+    return _plot("privacy-loss", "Privacy-loss distribution", caption, fig)
+
+
+def _declared_loss(rows: np.ndarray, mechanism: Any, pair: tuple[Any, Any]) -> np.ndarray | None:
+    try:
+        import sympy
+
+        density = mechanism.density().at_instance()
+        log_density = sympy.lambdify(
+            (*density.outputs, *density.inputs), sympy.log(density.expr), modules=["numpy", "scipy"]
+        )
+        queries = [np.asarray(mechanism.query(d) if mechanism.query else d, dtype=float).reshape(-1) for d in pair]
+        if rows.shape[1] != len(density.outputs) or any(len(q) != len(density.inputs) for q in queries):
+            return None
+        columns = [rows[:, i] for i in range(rows.shape[1])]
+        with np.errstate(all="ignore"):
+            value_a = np.broadcast_to(log_density(*columns, *queries[0]), len(rows)).astype(float)
+            value_b = np.broadcast_to(log_density(*columns, *queries[1]), len(rows)).astype(float)
+            loss = value_a - value_b
+        return np.where(np.isnan(loss), -np.inf, loss) if np.any(np.isfinite(loss)) else None
+    except Exception:  # noqa: BLE001 - a density numpy cannot evaluate is reported in the caption
+        return None
+
+
+def _empirical_loss(rows_a: np.ndarray, rows_b: np.ndarray) -> np.ndarray | None:
+    atoms = _atoms(rows_a, rows_b)
+    if atoms is not None:
+        _, ca, cb, index = atoms
+        counts_a, counts_b = ca[index], cb[index]
+        edges_a = None
+    elif rows_a.shape[1] == 1:
+        pooled = np.concatenate([rows_a[:, 0], rows_b[:, 0]])
+        edges_a = np.unique(np.quantile(pooled, np.linspace(0, 1, _BINS + 1)))
+        bin_a = np.clip(np.searchsorted(edges_a, rows_a[:, 0], side="right") - 1, 0, len(edges_a) - 2)
+        bin_b = np.clip(np.searchsorted(edges_a, rows_b[:, 0], side="right") - 1, 0, len(edges_a) - 2)
+        ha, hb = np.bincount(bin_a, minlength=len(edges_a) - 1), np.bincount(bin_b, minlength=len(edges_a) - 1)
+        counts_a, counts_b = ha[bin_a], hb[bin_a]
+    else:
+        return None
+    with np.errstate(divide="ignore"):
+        return np.log(counts_a / len(rows_a)) - np.log(counts_b / len(rows_b))
+
+
+def bound_curve(sample: Resample, event: Any, audit: dict[str, Any], true_epsilon: float | None) -> dict[str, Any] | None:
+    """The verified-style bound on the re-sample's first n outputs, n growing, with its band.
+
+    Lower edge: the auditor's Clopper-Pearson union bound ln((LCB(p_a) - delta) / UCB(p_b));
+    upper edge: ln(UCB(p_a) / LCB(p_b)); both at the audit's confidence.
+    """
+    from ..auditor import bounds
+
+    if event is None:
+        return None
+    claim = audit["claim"]
+    confidence, delta = float(audit["confidence"]), float(claim.get("delta") or 0.0)
+    hit_a = np.cumsum(event.contains(sample.rows_a))
+    hit_b = np.cumsum(event.contains(sample.rows_b))
+    n_max = len(hit_a)
+    sizes = np.unique(np.geomspace(min(100, n_max), n_max, 24).astype(int))
+    ka, kb = hit_a[sizes - 1], hit_b[sizes - 1]
+    with np.errstate(all="ignore"):
+        lower = bounds.union_bound(ka, sizes, kb, sizes, confidence, delta)
+        upper = -bounds.union_bound(kb, sizes, ka, sizes, confidence, 0.0)
+        estimate = np.log(ka / sizes) - np.log(kb / sizes)
+    fig, ax = _figure("epsilon lower bound against the sample size")
+    cap = lambda v: np.clip(np.where(np.isfinite(v), v, np.nan), -1.0, None)  # noqa: E731
+    ax.fill_between(sizes, cap(lower), cap(upper), color=_COLOURS[0], alpha=0.2, lw=0, label=f"{confidence:g} band")
+    ax.plot(sizes, cap(estimate), color=_COLOURS[0], lw=1, label="ln(p^_a / p^_b)")
+    ax.plot(sizes, cap(lower), color=_COLOURS[0], lw=1.5, ls="-", marker=".", ms=3, label="lower bound")
+    ax.axhline(float(claim["epsilon"]), color=_COLOURS[1], ls="--", lw=1, label="claimed epsilon")
+    if true_epsilon is not None and math.isfinite(true_epsilon):
+        ax.axhline(true_epsilon, color=_COLOURS[2], ls=":", lw=1, label="true epsilon")
+    ax.plot([audit["samples"]], [float(audit["epsilon_lower_bound"])], marker="*", ms=9, color=_COLOURS[3],
+            ls="none", label="audit (verification)")
+    ax.set_xscale("log")
+    ax.set_xlabel("samples per side")
+    ax.set_ylabel("epsilon")
+    ax.legend(loc="lower right", fontsize=6)
+    caption = (
+        f"Bound on the audited event as the sample size grows: Clopper-Pearson union bound (lower edge) "
+        f"and upper bound at confidence {confidence:g}, on the first n re-sampled outputs; the star is the "
+        f"audit's own verified bound ({audit['method']} method, {audit['samples']} samples per side). " + sample.how
+    )
+    return _plot("bound-curve", "Bound against sample size", caption, fig)
+
+
+def claimed_delta(epsilon: np.ndarray, epsilon0: float, delta0: float) -> np.ndarray:
+    """The largest delta(epsilon) an (epsilon0, delta0)-DP mechanism can have.
+
+    From P_a(S) <= e^epsilon0 P_b(S) + delta0 and P_a(S) <= 1: for epsilon < epsilon0,
+    P_a(S) - e^epsilon P_b(S) <= (1 - e^(epsilon - epsilon0)) + e^(epsilon - epsilon0) delta0; for
+    epsilon >= epsilon0 it is delta0 (Dwork & Roth 2014, Def. 2.4; tight for the four-output
+    mechanism of Kairouz, Oh & Viswanath 2015, Thm. 2.1).
+    """
+    below = 1.0 - np.exp(epsilon - epsilon0) * (1.0 - delta0)
+    return np.where(epsilon < epsilon0, below, delta0)
+
+
+def delta_curve(sample: Resample, event: Any, audit: dict[str, Any]) -> dict[str, Any] | None:
+    """Empirical delta(epsilon) (plug-in over atoms or bins, and the event's lower bound) vs the claim."""
+    from ..auditor import bounds
+
+    claim = audit["claim"]
+    delta0 = float(claim.get("delta") or 0.0)
+    if claim.get("kind") == "pure" or delta0 <= 0:
+        return None
+    eps0 = float(claim["epsilon"])
+    grid = np.linspace(0.0, max(2.0 * eps0, 1.0), 60)
+    rows_a, rows_b = sample.rows_a, sample.rows_b
+    atoms = _atoms(rows_a, rows_b)
+    if atoms is not None:
+        pa, pb = atoms[1] / len(rows_a), atoms[2] / len(rows_b)
+    else:
+        va, vb = _keys(rows_a, event)[0], _keys(rows_b, event)[0]
+        edges = np.unique(np.quantile(np.concatenate([va, vb]), np.linspace(0, 1, _BINS + 1)))
+        pa = np.histogram(va, edges)[0] / len(va)
+        pb = np.histogram(vb, edges)[0] / len(vb)
+    plug_in = np.maximum(pa[None, :] - np.exp(grid)[:, None] * pb[None, :], 0.0).sum(axis=1)
+    fig, ax = _figure("delta(epsilon): empirical against the claim")
+    ax.plot(grid, claimed_delta(grid, eps0, delta0), color=_COLOURS[1], ls="--", lw=1, label="claimed (envelope)")
+    ax.plot(grid, plug_in, color=_COLOURS[0], lw=1, label="plug-in estimate")
+    if audit.get("event_spec"):
+        ka, kb = audit["hits"]
+        na, nb = audit["sample_sizes"]
+        lower = [float(bounds.delta_lower_bound(ka, na, kb, nb, float(e), float(audit["confidence"]))) for e in grid]
+        ax.plot(grid, lower, color=_COLOURS[3], lw=1.5, label="lower bound (audited event)")
+    ax.plot([eps0], [delta0], marker="o", color=_COLOURS[1], ls="none")
+    ax.set_yscale("symlog", linthresh=max(delta0 / 10, 1e-12))
+    ax.set_xlabel("epsilon")
+    ax.set_ylabel("delta")
+    ax.legend(loc="upper right", fontsize=6)
+    caption = (
+        f"Hockey-stick divergence delta(epsilon) of M(a) from M(b). Claimed: the envelope every "
+        f"({eps0:g}, {delta0:g})-DP mechanism stays under. Plug-in: sum over atoms or bins of "
+        f"max(0, p^_a - e^epsilon p^_b) on the re-sample (biased upwards by sampling noise, not a bound). "
+        f"Lower bound: the auditor's Clopper-Pearson bound on the audited event, from the audit's own counts. "
+        + sample.how
+    )
+    return _plot("delta-curve", "delta(epsilon)", caption, fig)
+
+
+def all_plots(mechanism: Any, audit: dict[str, Any], n: int = PLOT_SAMPLES) -> list[dict[str, Any]]:
+    """Every figure that applies to this mechanism and audit (audit given as ``AuditResult.as_dict()``)."""
+    from ..auditor.result import from_plain
+    from ._events import event_from_spec
+
+    pair = from_plain(audit["pair"])
+    event = event_from_spec(audit.get("event_spec") or {})
+    sample = resample(mechanism, pair, int(audit["seed"]), min(n, int(audit["samples"])))
+    pair_text = f"a = {audit['pair'][0]!r}, b = {audit['pair'][1]!r}"
+    figures = [
+        output_distributions(sample, event, audit.get("event", ""), pair_text),
+        privacy_loss(sample, mechanism, pair, float(audit["claim"]["epsilon"])),
+        bound_curve(sample, event, audit, mechanism.true_epsilon),
+        delta_curve(sample, event, audit),
+    ]
+    return [f for f in figures if f is not None]

@@ -1,0 +1,174 @@
+"""Markdown rendering of a report document, for pull-request comments.
+
+Reads only the report dict (:mod:`.model`).  Every string that came from a user or a mechanism is
+passed through :func:`escape` (HTML-special characters become entities, Markdown punctuation is
+backslash-escaped), and equations go into ``$$ ... $$`` blocks as LaTeX with ``<``, ``>`` and ``$``
+rewritten as TeX commands.  Figures are not embedded (pull-request comments take no inline SVG);
+the HTML report has them.  The output depends on the dict only, so a fixed document gives a fixed
+text (the snapshot test relies on it).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+__all__ = ["escape", "render_markdown"]
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+
+
+def escape(value: Any) -> str:
+    """``value`` as inert Markdown text: one line, entities for < > &, inline-markup characters escaped.
+
+    Only characters that open inline markup or a table cell are escaped (backslash, backtick, ``*``,
+    ``_``, brackets, ``|``, ``~``); raw HTML cannot start because ``<`` becomes ``&lt;``.
+    """
+    text = " ".join(str(value).split())
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def _tex(latex: str) -> str:
+    return latex.replace("$", r"\$").replace("<", r"\lt ").replace(">", r"\gt ")
+
+
+def _equation(expression: dict[str, Any] | None) -> list[str]:
+    if not expression:
+        return []
+    return ["", "$$", _tex(expression.get("latex", "")), "$$", ""]
+
+
+def _number(value: Any, digits: int = 4) -> str:
+    if isinstance(value, bool) or value is None:
+        return escape(value)
+    if isinstance(value, (int, float)):
+        return f"{value:.{digits}g}"
+    return escape(value)
+
+
+def _table(rows: list[tuple[str, Any]]) -> list[str]:
+    lines = ["| | |", "|---|---|"]
+    lines += [f"| {label} | {value} |" for label, value in rows if value not in (None, "")]
+    return lines + [""]
+
+
+def _summary(doc: dict[str, Any]) -> list[str]:
+    summary = doc["summary"]
+    verdicts = " · ".join(f"{escape(k)}: **{escape(v)}**" for k, v in summary["verdicts"].items())
+    return [f"**Overall: {escape(summary['overall'].upper())}** (exit code {summary['exit_code']}) — {verdicts}", ""]
+
+
+def _claim(doc: dict[str, Any]) -> list[str]:
+    mechanism, claim, unit = doc["mechanism"], doc["claim"], doc["unit_of_privacy"]
+    lines = ["## 1. Claim and unit of privacy", ""]
+    lines += _table([
+        ("mechanism", f"{escape(mechanism['name'])} — {escape(mechanism['description'])}"),
+        ("family", escape(mechanism["family"])),
+        ("claim", f"{escape(claim['statement'])} ({escape(claim['kind'])}, ε = {_number(claim['epsilon'])}, "
+                  f"δ = {_number(claim['delta'])})"),
+        ("unit of privacy", f"{escape(unit['description'])} ({escape(unit['relation'])})"),
+        ("declared sensitivity", _number(mechanism.get("sensitivity")) if mechanism.get("sensitivity") else None),
+        ("known flaw", escape(mechanism["flaw"]) if mechanism.get("flaw") else None),
+        ("true ε", _number(mechanism["true_epsilon"]) if mechanism.get("true_epsilon") is not None else None),
+        ("source", escape(mechanism["source"])),
+    ])
+    for equation in claim["equations"]:
+        lines += _equation(equation) + [f"where {escape(equation['legend'])}.", ""]
+    density = doc.get("density")
+    if density:
+        lines += ["Declared output density:"] + _equation(density["equation"])
+        if density.get("note"):
+            lines += [f"({escape(density['note'])})", ""]
+    return lines
+
+
+def _proof(doc: dict[str, Any]) -> list[str]:
+    lines = ["## 2. Proof", ""]
+    envelope = doc["proof"]
+    result = envelope["result"]
+    if envelope["status"] != "done":
+        return lines + [f"Not available ({escape(envelope['status'])}): {escape(envelope['note'])}", ""]
+    lines += [
+        f"**{escape(result['verdict'])}** — {escape(result['reason'])} "
+        f"(method: {escape(result['method'])}; scope: {escape(result['scope'])}; {_number(result['elapsed_s'], 3)} s)",
+        "",
+    ]
+    certificate = result.get("certificate")
+    if certificate:
+        lines += [f"Certificate: {escape(certificate['statement'])}"]
+        if certificate["assumptions"]:
+            lines += ["", "Assumptions: " + ", ".join(escape(a) for a in certificate["assumptions"])]
+        lines.append("")
+        for i, step in enumerate(certificate["steps"], 1):
+            lines += [f"{i}. *{escape(step['name'])}* — {escape(step['justification'])}"] + _equation(step)
+    counterexample = result.get("counterexample")
+    if counterexample:
+        lines += ["Counterexample:", ""] + _table([
+            ("what goes wrong", escape(counterexample["description"])),
+            ("inputs", escape(counterexample["inputs"])),
+            ("output y", escape(counterexample["output"]) if counterexample.get("output") is not None else None),
+            ("output set S", escape(counterexample["output_set"]) if counterexample.get("output_set") else None),
+            (escape(counterexample["quantity"]), f"{_number(counterexample['value'])} > {_number(counterexample['bound'])}"),
+            ("mass of S", _number(counterexample["mass"]) if counterexample.get("mass") is not None else None),
+            ("parameters", escape(counterexample["parameters"]) if counterexample.get("parameters") else None),
+        ])
+    return lines
+
+
+def _audit(doc: dict[str, Any]) -> list[str]:
+    lines = ["## 3. Empirical audit", ""]
+    envelope = doc["audit"]
+    result = envelope["result"]
+    if envelope["status"] != "done":
+        return lines + [f"Not available ({escape(envelope['status'])}): {escape(envelope['note'])}", ""]
+    (ka, kb), (na, nb) = result["hits"], result["sample_sizes"]
+    lines += _table([
+        ("verdict", f"**{escape(result['verdict'])}** — {escape(result['reason'])}"),
+        ("pair", f"a = {escape(result['pair'][0])}, b = {escape(result['pair'][1])}"),
+        ("event S", escape(result["event"])),
+        ("counts", f"{ka} of {na} outputs of M(a) in S; {kb} of {nb} outputs of M(b) in S"),
+        ("ε lower bound", f"{_number(result['epsilon_lower_bound'])} (claimed {_number(result['claim']['epsilon'])})"),
+        ("δ lower bound", _number(result["delta_lower_bound"]) if result.get("delta_lower_bound") is not None else None),
+        ("method", f"{escape(result['method'])} bound at confidence {_number(result['confidence'])}"),
+        ("reach", f"{_number(result['epsilon_reach'])} (best bound a mechanism exactly at its claim could give)"),
+        ("samples", f"{result['samples']} verification + {result['search_samples']} search per side"),
+        ("seed", str(result["seed"])),
+        ("time", f"{_number(result['elapsed_s'], 3)} s ({_number(result['mechanism_s'], 3)} s in the mechanism)"),
+    ])
+    for note in result.get("notes", []):
+        lines.append(f"- {escape(note)}")
+    return lines + ([""] if result.get("notes") else [])
+
+
+def _checks(doc: dict[str, Any]) -> list[str]:
+    lines = ["## 4. Implementation checks", ""]
+    if not doc["implementation"]:
+        return lines + ["None run.", ""]
+    lines += ["| check | status | verdict | finding |", "|---|---|---|---|"]
+    for check in doc["implementation"]:
+        result = check.get("result") or {}
+        finding = result.get("reason") or check.get("note", "")
+        lines.append(
+            f"| {escape(check['name'])} | {escape(check['status'])} | {escape(result.get('verdict', '—'))} | {escape(finding)} |"
+        )
+    return lines + [""]
+
+
+def _environment(doc: dict[str, Any]) -> list[str]:
+    settings = doc["settings"]
+    lines = ["## 5. Reproduce", "", f"`{settings['reproduce'].replace('`', '')}`", ""]
+    figures = doc["plots"]["figures"]
+    if figures:
+        lines += [f"Figures ({', '.join(escape(f['title']) for f in figures)}) are in the HTML report.", ""]
+    rows = [(escape(k), escape(v)) for k, v in doc["environment"].items()]
+    return lines + _table(rows)
+
+
+def render_markdown(document: dict[str, Any]) -> str:
+    """The report as GitHub-flavoured Markdown (a pull-request comment)."""
+    lines = [f"# Privacy audit of {escape(document['mechanism']['name'])}", ""]
+    lines += _summary(document) + _claim(document) + _proof(document) + _audit(document)
+    lines += _checks(document) + _environment(document)
+    lines.append(f"<sub>dpaudit report schema {escape(document['schema_version'])}</sub>")
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,111 @@
+"""``dpaudit audit``: exit codes, JSON output, reproducibility line, one-line errors (CliRunner)."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from dpaudit.cli import main
+
+TARGETS = textwrap.dedent(
+    """
+    import numpy as np
+    from dpaudit import Mechanism, PureDP, QueryDistance
+
+    def good(q, n, rng):
+        return q + rng.laplace(0.0, 1.0, size=n)
+
+    def leaky(q, n, rng):
+        return q + rng.laplace(0.0, 0.5, size=n)
+
+    def raises(q, n, rng):
+        raise ZeroDivisionError("division by zero in the mechanism")
+
+    def nan(q, n, rng):
+        return np.full(n, np.nan)
+
+    def shape(q, n, rng):
+        return rng.random((n, 1 + int(q > 0.5)))
+
+    def mixed(q, rng):
+        return "a" if rng.random() < 0.5 else 2
+
+    mechanism = Mechanism(name="file-laplace", claim=PureDP(1.0), neighbours=QueryDistance(1.0), sampler=good, domain=0.0)
+    """
+)
+
+
+@pytest.fixture()
+def targets(tmp_path):
+    path = tmp_path / "targets.py"
+    path.write_text(TARGETS)
+    return str(path)
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["audit", *args])
+
+
+def test_pass_prints_bound_event_and_reproduction(targets):
+    result = run(f"{targets}:mechanism", "--samples", "20000", "--seed", "5")
+    assert result.exit_code == 0, result.output
+    assert "PASS" in result.output and "epsilon >=" in result.output
+    assert f"dpaudit audit {targets}:mechanism --seed 5 --samples 20000" in result.output
+
+
+def test_violation_exit_1_and_json(targets):
+    result = run(f"{targets}:leaky", "--epsilon", "1", "--a", "0", "--b", "1", "--samples", "20000", "--seed", "5", "--json")
+    assert result.exit_code == 1, result.output
+    document = json.loads(result.output)
+    assert document["verdict"] == "violation" and document["seed"] == 5 and document["pair"] == [0, 1]
+
+
+def test_underpowered_exit_3():
+    result = run("laplace", "--epsilon", "5", "--samples", "200", "--seed", "1")
+    assert result.exit_code == 3, result.output
+    assert "UNDERPOWERED" in result.output
+
+
+def test_seed_is_drawn_and_printed_when_absent():
+    result = run("laplace", "--samples", "2000")
+    assert result.exit_code in (0, 3)
+    assert "--seed " in result.output
+
+
+@pytest.mark.parametrize(
+    "attr,args,words",
+    [
+        ("raises", ["--epsilon", "1"], "ZeroDivisionError"),
+        ("nan", ["--epsilon", "1"], "NaN"),
+        ("shape", ["--epsilon", "1"], "varying shapes"),
+        ("mixed", ["--epsilon", "1"], "type"),
+        ("good", [], "epsilon is required"),
+        ("good", ["--epsilon", "-1"], "epsilon=-1.0 must be"),
+        ("good", ["--epsilon", "1", "--a", '{"x": 1}', "--b", "[1]"], "must be a dataset"),
+        ("good", ["--epsilon", "1", "--a", "[1, 2", "--b", "[1]"], "not valid JSON"),
+        ("good", ["--epsilon", "1", "--a", "0"], "--a and --b must be given together"),
+        ("missing", ["--epsilon", "1"], "has no attribute"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(targets, attr, args, words):
+    result = run(f"{targets}:{attr}", *args, "--samples", "1000", "--seed", "1")
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dpaudit: error:") and words in lines[0]
+    assert "Traceback" not in result.output
+
+
+def test_unknown_name_and_dataset_not_neighbouring():
+    unknown = run("no-such-mechanism", "--samples", "1000")
+    assert unknown.exit_code == 2 and "no catalogue mechanism named" in unknown.output
+    far = run("laplace", "--a", "[1, 1, 1]", "--b", "[1]", "--samples", "1000", "--seed", "1")
+    assert far.exit_code == 2 and "not add/remove neighbours" in far.output
+
+
+def test_debug_shows_the_exception(targets):
+    result = run(f"{targets}:raises", "--epsilon", "1", "--samples", "1000", "--seed", "1", "--debug")
+    assert result.exit_code != 0 and result.exception is not None
+    assert not isinstance(result.exception, SystemExit)

@@ -1,0 +1,49 @@
+"""`dpaudit prove`: exit codes and output through click's CliRunner."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from dpaudit.cli import main
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, ["prove", *args])
+
+
+def test_laplace_is_proved_exit_0():
+    result = invoke("laplace")
+    assert result.exit_code == 0, result.output
+    assert "PROVED" in result.output and "final inequality" in result.output
+
+
+def test_restated_claim_is_refuted_exit_1_with_witness():
+    result = invoke("laplace", "--epsilon", "0.5")
+    assert result.exit_code == 1
+    assert "output set S" in result.output and "re-verified" in result.output
+
+
+def test_gaussian_claimed_pure_exit_1():
+    result = invoke("tests.proofs.cli_targets:gaussian_pure")
+    assert result.exit_code == 1, result.output
+    assert "y <" in result.output
+
+
+def test_undecidable_exit_3():
+    result = invoke("tests.proofs.cli_targets:floor_density")
+    assert result.exit_code == 3, result.output
+
+
+def test_bad_input_exit_2():
+    for args in (["no-such-mechanism"], ["tests.proofs.cli_targets:no_density"], ["tests.proofs.cli_targets:broken_density"]):
+        result = invoke(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.output.count("\n") <= 1 or "error" in result.output
+
+
+def test_json_output():
+    result = invoke("laplace", "--json")
+    document = json.loads(result.output)
+    assert document["verdict"] == "proved" and document["certificate"]["steps"]

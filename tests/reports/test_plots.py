@@ -1,0 +1,55 @@
+"""Figures: drawn from a seeded re-sample, SVG only, with the claimed delta(epsilon) envelope."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpaudit import ApproxDP, get
+from dpaudit.reports.plots import claimed_delta, resample
+
+
+def test_resample_is_seeded_and_disjoint_from_the_audit_stream():
+    mechanism = get("laplace")
+    pair = mechanism.pairs[0]
+    first, again = resample(mechanism, pair, 42, 500), resample(mechanism, pair, 42, 500)
+    other = resample(mechanism, pair, 43, 500)
+    assert np.array_equal(first.rows_a, again.rows_a) and np.array_equal(first.rows_b, again.rows_b)
+    assert not np.array_equal(first.rows_a, other.rows_a)
+    assert "SeedSequence([42, 7])" in first.how
+
+
+def test_every_figure_is_svg_with_a_caption_saying_it_was_resampled(laplace_report):
+    for figure in laplace_report["plots"]["figures"]:
+        assert figure["svg"].startswith("<svg") and figure["svg"].rstrip().endswith("</svg>")
+        assert "<script" not in figure["svg"]
+        assert "Re-sampled for this figure" in figure["caption"]
+
+
+def test_flawed_report_plots_the_loss_beyond_the_claim(flawed_report):
+    ids = {f["id"] for f in flawed_report["plots"]["figures"]}
+    assert {"distributions", "privacy-loss", "bound-curve"} <= ids
+
+
+@pytest.mark.parametrize(
+    "epsilon, expected",
+    [
+        # at and above epsilon0 the envelope is delta0; at 0 it is 1 - e^-epsilon0 (1 - delta0)
+        (1.0, 1e-3),
+        (3.0, 1e-3),
+        (0.0, 1 - np.exp(-1.0) * (1 - 1e-3)),
+    ],
+)
+def test_claimed_delta_envelope(epsilon, expected):
+    assert claimed_delta(np.array([epsilon]), 1.0, 1e-3)[0] == pytest.approx(expected, rel=1e-12)
+
+
+def test_approximate_claims_get_a_delta_curve():
+    from dpaudit.reports.plots import all_plots
+    from dpaudit.auditor import audit
+
+    mechanism = get("gaussian")
+    assert isinstance(mechanism.claim, ApproxDP)
+    result = audit(mechanism, samples=5_000, seed=3)
+    figures = all_plots(mechanism, result.as_dict(), n=2_000)
+    assert "delta-curve" in {f["id"] for f in figures}
