@@ -49,7 +49,7 @@ SKIP_AUDITS_OPTION = "--dp-skip-audits"
 
 DEFAULT_CONFIDENCE = 1 - 1e-6
 DEFAULT_SEED = 20260101
-MARKER_KEYWORDS = ("epsilon", "delta", "samples", "confidence", "pair")
+MARKER_KEYWORDS = ("epsilon", "delta", "samples", "confidence", "pair", "neighbours")
 _CACHE_KEY = "dpaudit/failed-seeds"
 _PROPERTY = "dpaudit"
 
@@ -170,7 +170,7 @@ test_seed.__test__ = False  # type: ignore[attr-defined]  # not a test, despite 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "dp(epsilon=None, delta=None, samples=None, confidence=None, pair=None): audit the mechanism "
+        "dp(epsilon=None, delta=None, samples=None, confidence=None, pair=None, neighbours=None): audit the mechanism "
         "or callable the test returns or yields against the claim (dpaudit)",
     )
     settings = _Settings(config)
@@ -225,6 +225,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: Any) -> list[pytest.Function] | None:
+    """Collect a generator test marked ``dp`` (it yields the mechanism) as a plain test.
+
+    pytest refuses generator tests; a ``dp``-marked one is fine because the plugin runs it.
+    """
+    if not (inspect.isgeneratorfunction(obj) and collector.funcnamefilter(name)):
+        return None
+    marks = getattr(obj, "pytestmark", [])
+    if not any(getattr(mark, "name", None) == "dp" for mark in marks):
+        return None
+    return [pytest.Function.from_parent(collector, name=name, callobj=obj)]
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     kwargs = _marker_kwargs(pyfuncitem)
     if kwargs is None:
@@ -271,15 +285,20 @@ class DPSession:
         pair: tuple[Any, Any] | None = None,
         samples: int | None = None,
         confidence: float | None = None,
+        neighbours: Any = None,
     ) -> Any:
         """Audit ``target`` and fail the test on a violation (warn when underpowered).
 
+        ``target`` is a Mechanism, a catalogue name or a plain function ``f(data, rng)`` /
+        ``f(data, n, rng)``; for a plain function ``neighbours`` names the relation (default: add/remove
+        when ``pair`` holds two datasets whose sizes differ by one, else query values within distance 1).
         Returns the AuditResult.
         """
         if self._settings.skip_audits:
             pytest.skip(f"audit skipped by {SKIP_AUDITS_OPTION}")
         import dpaudit
 
+        target = _with_relation(target, epsilon, delta, pair, neighbours)
         seed = self._next_seed()
         confidence = confidence if confidence is not None else self._settings.confidence
         samples = samples if samples is not None else self._settings.samples
@@ -297,7 +316,7 @@ class DPSession:
             pytest.fail(f"dpaudit could not audit {_describe(target)}: {exc}", pytrace=False)
         verdict = _verdict(result)
         self._record(result, verdict, target, seed)
-        reproduce = _reproduce_line(target, seed, self._item.nodeid, self._settings.seed)
+        reproduce = _reproduce_line(target, result, self._item.nodeid, self._settings.seed)
         if verdict == "violation":
             self._remember_failure()
             pytest.fail(_violation_message(result, reproduce), pytrace=False)
@@ -397,6 +416,26 @@ def _session(item: pytest.Item) -> DPSession:
     return DPSession(item)
 
 
+def _with_relation(target: Any, epsilon: Any, delta: Any, pair: Any, neighbours: Any) -> Any:
+    """A plain callable becomes a Mechanism under the given (or the pair's evident) relation."""
+    import dpaudit
+
+    if isinstance(target, (str, dpaudit.Mechanism)) or not callable(target):
+        if neighbours is not None:
+            raise pytest.UsageError("neighbours= applies to plain functions; a Mechanism carries its own relation")
+        return target
+    if neighbours is None:
+        sized = pair is not None and all(hasattr(x, "__len__") and not isinstance(x, str) for x in pair)
+        if sized and abs(len(pair[0]) - len(pair[1])) == 1:
+            neighbours = dpaudit.AddRemove()
+    if neighbours is None:
+        return target
+    if epsilon is None:
+        raise pytest.UsageError("epsilon= is required to audit a plain function")
+    claim = dpaudit.ApproxDP(epsilon, delta) if delta else dpaudit.PureDP(epsilon)
+    return dpaudit.Mechanism.from_callable(target, claim=claim, neighbours=neighbours)
+
+
 # ---------------------------------------------------------------- messages
 
 
@@ -416,12 +455,24 @@ def _bound_line(result: Any) -> str:
     return f"epsilon >= {bound:.4g} at confidence {result.confidence:g}"
 
 
-def _reproduce_line(target: Any, seed: int, nodeid: str, run_seed: int) -> str:
-    spec = _target_spec(target)
+def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int) -> str:
+    """The ``dpaudit audit`` command that reruns exactly this audit, and the pytest line that does."""
     pytest_line = f"pytest '{nodeid}' {SEED_OPTION}={run_seed}"
+    spec = _target_spec(target)
     if spec is None:
         return pytest_line
-    return f"dpaudit audit {spec} --seed {seed}   (or: {pytest_line})"
+    d = result.as_dict()
+    claim = d["claim"]
+    parts = ["dpaudit audit", spec, f"--epsilon {claim['epsilon']:g}"]
+    if claim.get("delta"):
+        parts.append(f"--delta {claim['delta']:g}")
+    relation = getattr(target, "neighbours", None)
+    if ":" in spec and relation is not None:  # a wrapped plain function: its relation is not in the file
+        parts.append(f"--neighbours {relation.name}")
+    a, b = d["pair"]
+    parts += [f"--a '{json.dumps(a)}'", f"--b '{json.dumps(b)}'"]
+    parts += [f"--samples {result.samples}", f"--confidence {result.confidence:g}", f"--seed {result.seed}"]
+    return " ".join(parts) + f"\n               or: {pytest_line}"
 
 
 def _target_spec(target: Any) -> str | None:
@@ -460,7 +511,7 @@ def _violation_message(result: Any, reproduce: str) -> str:
     d = result.as_dict()
     pair = d.get("pair")
     lines = [
-        f"dpaudit: privacy violation — {d.get('mechanism') or d.get('name') or ''}".rstrip(" —"),
+        f"dpaudit: privacy violation by {d.get('target')!r}",
         f"  claim:       {result.claim}",
         f"  verdict:     {_verdict(result)}",
         f"  lower bound: {_bound_line(result)} ({d.get('method', 'auditor default method')})",

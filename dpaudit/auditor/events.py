@@ -10,7 +10,11 @@ learned linear score); an event is a set of feature values:
 * :class:`ValueSet` -- ``f in {v1, v2, ...}`` for discrete features (unions of atoms);
 * :class:`BinSet` -- ``f`` falls in one of the chosen histogram bins (a histogram density-ratio region);
 * :class:`RowSet` -- the whole output row is one of the listed patterns (e.g. sparse-vector answer
-  patterns).
+  patterns);
+* :class:`AtomThreshold` -- a conjunction: one discrete feature takes a given value *and* a second
+  feature is below (or above) a threshold, e.g. "the first answered query is query 10 and the value
+  released there is <= t" (the witness of the sparse vector that releases noisy answers, Lyu, Su &
+  Li 2017, Alg. 3).
 
 Every event is a frozen dataclass of plain values, so ``as_dict()`` is JSON-ready.
 """
@@ -22,9 +26,20 @@ from typing import Any, Union
 
 import numpy as np
 
-__all__ = ["BinSet", "Event", "Feature", "Interval", "RowSet", "Threshold", "ValueSet", "row_keys"]
+__all__ = [
+    "AtomThreshold",
+    "BinSet",
+    "Event",
+    "Feature",
+    "Interval",
+    "RowSet",
+    "Threshold",
+    "ValueSet",
+    "event_from_dict",
+    "row_keys",
+]
 
-_AGGREGATES = ("sum", "max", "min", "argmax", "nonzero")
+_AGGREGATES = ("sum", "max", "min", "argmax", "nonzero", "first-nonzero", "first-nonzero-value")
 
 
 @dataclass(frozen=True)
@@ -32,8 +47,10 @@ class Feature:
     """One number per output row.
 
     ``kind`` is ``"value"`` (scalar outputs), ``"coordinate"`` (``index``), one of ``"sum"``,
-    ``"max"``, ``"min"``, ``"argmax"``, ``"nonzero"`` (count of non-zero coordinates), or
-    ``"linear"`` (the score ``sum_i weights[i] * x_i``).
+    ``"max"``, ``"min"``, ``"argmax"``, ``"nonzero"`` (count of non-zero coordinates),
+    ``"first-nonzero"`` (index of the first non-zero coordinate, the width when there is none: in
+    sparse-vector outputs, the first answered query), ``"first-nonzero-value"`` (the value there, 0
+    when there is none), or ``"linear"`` (the score ``sum_i weights[i] * x_i``).
     """
 
     kind: str
@@ -55,6 +72,13 @@ class Feature:
             return rows.argmax(axis=1)
         if self.kind == "nonzero":
             return np.count_nonzero(rows, axis=1)
+        if self.kind in ("first-nonzero", "first-nonzero-value"):
+            nonzero = rows != 0
+            first = np.where(nonzero.any(axis=1), nonzero.argmax(axis=1), rows.shape[1])
+            if self.kind == "first-nonzero":
+                return first
+            value = rows[np.arange(rows.shape[0]), np.minimum(first, rows.shape[1] - 1)]
+            return np.where(first < rows.shape[1], value, 0).astype(float)
         if self.kind == "linear":
             return rows @ np.asarray(self.weights, dtype=float)
         raise ValueError(f"feature kind={self.kind!r} must be one of value, coordinate, linear, {', '.join(_AGGREGATES)}")
@@ -66,6 +90,10 @@ class Feature:
             return f"output[{self.index}]"
         if self.kind == "nonzero":
             return "number of non-zero coordinates"
+        if self.kind == "first-nonzero":
+            return "index of the first non-zero coordinate"
+        if self.kind == "first-nonzero-value":
+            return "value of the first non-zero coordinate"
         if self.kind == "linear":
             terms = " ".join(f"{w:+.3g}*x{i}" for i, w in enumerate(self.weights or ()) if w != 0)
             return f"score({terms.lstrip('+')})"
@@ -192,4 +220,64 @@ class RowSet:
         return {"type": "rows", "patterns": [list(p) for p in self.patterns]}
 
 
-Event = Union[Threshold, Interval, ValueSet, BinSet, RowSet]
+@dataclass(frozen=True)
+class AtomThreshold:
+    """``atom_feature == atom`` and (``feature <= t`` if ``upper`` else ``feature > t``)."""
+
+    atom_feature: Feature
+    atom: float
+    feature: Feature
+    t: float
+    upper: bool
+
+    def contains(self, rows: np.ndarray) -> np.ndarray:
+        f = self.feature.values(rows)
+        below = f <= self.t if self.upper else f > self.t
+        return (self.atom_feature.values(rows) == self.atom) & below
+
+    def describe(self) -> str:
+        side = "<=" if self.upper else ">"
+        return f"{self.atom_feature.describe()} = {_num(self.atom)} and {self.feature.describe()} {side} {_num(self.t)}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "type": "atom-threshold",
+            "atom_feature": self.atom_feature.as_dict(),
+            "atom": self.atom,
+            "feature": self.feature.as_dict(),
+            "t": self.t,
+            "upper": self.upper,
+        }
+
+
+Event = Union[Threshold, Interval, ValueSet, BinSet, RowSet, AtomThreshold]
+
+
+def _feature_from_dict(spec: dict[str, Any]) -> Feature:
+    weights = spec.get("weights")
+    return Feature(spec["kind"], spec.get("index"), None if weights is None else tuple(float(w) for w in weights))
+
+
+def event_from_dict(spec: dict[str, Any]) -> Event:
+    """Inverse of ``event.as_dict()`` for every event type of this module."""
+    kind = spec.get("type")
+    if kind == "threshold":
+        return Threshold(_feature_from_dict(spec["feature"]), float(spec["t"]), bool(spec["upper"]))
+    if kind == "interval":
+        return Interval(_feature_from_dict(spec["feature"]), float(spec["lo"]), float(spec["hi"]))
+    if kind == "values":
+        return ValueSet(_feature_from_dict(spec["feature"]), tuple(float(v) for v in spec["values"]))
+    if kind == "bins":
+        edges = tuple(float(e) for e in spec["edges"])
+        return BinSet(_feature_from_dict(spec["feature"]), edges, tuple(int(b) for b in spec["bins"]))
+    if kind == "rows":
+        return RowSet(tuple(tuple(float(v) for v in p) for p in spec["patterns"]))
+    if kind == "atom-threshold":
+        return AtomThreshold(
+            _feature_from_dict(spec["atom_feature"]),
+            float(spec["atom"]),
+            _feature_from_dict(spec["feature"]),
+            float(spec["t"]),
+            bool(spec["upper"]),
+        )
+    raise ValueError(f"event type={kind!r} must be one of threshold, interval, values, bins, rows, atom-threshold")

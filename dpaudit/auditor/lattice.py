@@ -28,7 +28,7 @@ one input and none under the other; :func:`lattice_check` verifies it on fresh s
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -94,6 +94,9 @@ class NotMultipleOf:
     def describe(self) -> str:
         return f"output is not a multiple of 2^{self.power}"
 
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": "NotMultipleOf", **asdict(self), "description": self.describe()}
+
 
 @dataclass(frozen=True)
 class MantissaLowBits:
@@ -115,6 +118,9 @@ class MantissaLowBits:
     def describe(self) -> str:
         return f"the last {self.width} significand bits of the output are {self.pattern:0{self.width}b}"
 
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": "MantissaLowBits", **asdict(self), "description": self.describe()}
+
 
 @dataclass(frozen=True)
 class ExponentIs:
@@ -127,6 +133,9 @@ class ExponentIs:
 
     def describe(self) -> str:
         return f"2^{self.exponent - 1} <= |output| < 2^{self.exponent}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": "ExponentIs", **asdict(self), "description": self.describe()}
 
 
 @dataclass(frozen=True)
@@ -150,6 +159,9 @@ class NotReachableFrom:
 
     def describe(self) -> str:
         return f"output is fl({self.query!r} + n) for no double n"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": "NotReachableFrom", **asdict(self), "description": self.describe()}
 
 
 LatticeEvent = NotMultipleOf | MantissaLowBits | ExponentIs | NotReachableFrom

@@ -1,23 +1,24 @@
-"""Seeded, chunked sampling of a mechanism, with the time spent inside the mechanism recorded.
+"""Seeded, chunked sampling of a mechanism on an executor, with the time spent inside the mechanism recorded.
 
-Randomness enters only here, through ``numpy.random.Generator`` objects built from one
-``SeedSequence(seed)``.  The spawn tree is fixed, so one seed reproduces the whole audit::
+Randomness enters only here, through ``numpy.random.Generator`` objects built from nodes of one
+``SeedSequence(seed)`` spawn tree.  Every draw has a fixed address (its spawn key, the path from the
+root), so one seed reproduces the whole audit whatever executes it::
 
     SeedSequence(seed)
-      |- child 0: search stage      -> child i of it: candidate pair i (screening), last: event selection
-      |                                  each with children 0 (side a) and 1 (side b)
-      '- child 1: verification stage -> child 0: the Poisson sample sizes, child j + 1: verified pair j
-                                         each with children 0 (side a) and 1 (side b)
+      |- (0, 0, r, i, s, c)  search stage, pair screening: round r, candidate pair i, side s, chunk c
+      |- (0, 1, s, c)        search stage, event selection on the chosen pair: side s, chunk c
+      |- (1, 0, j)           verification: the Poisson sample sizes of batch j (both sides)
+      |- (1, 1, j, s, c)     verification: batch j, side s, chunk c
+      '- (2,)                one probe output (its shape fixes the chunk sizes)
 
-Sampling runs in chunks of at most ``CHUNK_VALUES`` output values so memory stays bounded; the
-verification stage never keeps samples, only hit counts (no Python loop over samples).
+Side s is 0 for input a and 1 for input b.  Chunk c of a stream of n draws has the rows given by
+:func:`.executors.chunk_sizes` (a function of n and the output width only), so chunk outputs do not
+depend on the executor.  The verification stage keeps hit counts only.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -25,10 +26,10 @@ import numpy as np
 from .._validation import check_nonnegative_int
 from ..errors import MechanismError
 from ..mechanisms.base import Mechanism
+from .checkpoint import Checkpoint
+from .executors import CHUNK_VALUES, ChunkResult, ChunkTask, MechanismRef, chunk_sizes
 
-__all__ = ["CHUNK_VALUES", "Clock", "draw", "fresh_seed", "generators", "count_hits", "stage_seeds"]
-
-CHUNK_VALUES = 1 << 21
+__all__ = ["CHUNK_VALUES", "Draws", "fresh_seed", "generator"]
 
 
 def fresh_seed() -> int:
@@ -36,82 +37,85 @@ def fresh_seed() -> int:
     return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
-def stage_seeds(seed: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
-    """The (search, verification) children of ``SeedSequence(seed)``."""
-    search, verification = np.random.SeedSequence(check_nonnegative_int("seed", seed)).spawn(2)
-    return search, verification
+def generator(seed: int, key: tuple[int, ...]) -> np.random.Generator:
+    """The generator at address ``key`` of the spawn tree of ``SeedSequence(seed)``."""
+    return np.random.default_rng(np.random.SeedSequence(check_nonnegative_int("seed", seed), spawn_key=key))
 
 
-def generators(node: np.random.SeedSequence) -> tuple[np.random.Generator, np.random.Generator]:
-    """Independent generators for side a and side b of one pair."""
-    side_a, side_b = node.spawn(2)
-    return np.random.default_rng(side_a), np.random.default_rng(side_b)
+class Draws:
+    """Runs an audit's chunks on ``executor`` and collects outputs (search) or hit counts (verification).
+
+    ``progress`` is called with the number of rows each finished chunk drew.
+    """
+
+    def __init__(
+        self,
+        mechanism: Mechanism,
+        ref: MechanismRef | None,
+        executor: Any,
+        seed: int,
+        *,
+        checkpoint: Checkpoint | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        self.mechanism, self.ref, self.executor, self.seed = mechanism, ref, executor, seed
+        self.checkpoint = checkpoint
+        self.progress = progress or (lambda rows: None)
+        self.mechanism_s = 0.0
+        self.output_shape: tuple[int, ...] | None = None
+        self.dtype_kinds: set[str] = set()
+        probe = mechanism.sample(_first_input(mechanism), 1, generator(seed, (2,)))
+        self.width = int(np.prod(probe.shape[1:])) if probe.ndim > 1 else 1
+
+    def _absorb(self, result: ChunkResult) -> None:
+        self.mechanism_s += result.mechanism_s
+        if result.rows:
+            if self.output_shape is None:
+                self.output_shape = result.shape
+            elif result.shape != self.output_shape:
+                raise MechanismError(
+                    f"mechanism {self.mechanism.name!r} returned outputs of varying shapes: "
+                    f"{self.output_shape} and {result.shape}"
+                )
+            self.dtype_kinds.add(result.dtype_kind)
+        self.progress(result.rows)
+
+    def rows(self, key: tuple[int, ...], data: Any, n: int) -> np.ndarray:
+        """n outputs on ``data`` as an (n, width) array, drawn in the chunks of stream ``key``."""
+        tasks = [ChunkTask(key + (c,), self.seed, data, rows) for c, rows in enumerate(chunk_sizes(n, self.width))]
+        parts: dict[tuple[int, ...], np.ndarray] = {}
+        for result in self.executor.run(self.mechanism, self.ref, tasks):
+            self._absorb(result)
+            parts[result.key] = result.outputs
+        if not tasks:
+            return np.empty((0, self.width))
+        ordered = [parts[t.key] for t in tasks]
+        return np.concatenate(ordered) if len(ordered) > 1 else ordered[0]
+
+    def counts(self, key: tuple[int, ...], data: Any, n: int, tests: Sequence[Any]) -> list[int]:
+        """For each event in ``tests``, how many of n outputs on ``data`` (stream ``key``) fall in it."""
+        sizes = chunk_sizes(n, self.width)
+        done, hits, _ = self.checkpoint.done(key) if self.checkpoint is not None else (set(), [], 0)
+        total = [int(h) for h in hits] if hits else [0] * len(tests)
+        tasks = [
+            ChunkTask(key + (c,), self.seed, data, rows, tuple(tests)) for c, rows in enumerate(sizes) if c not in done
+        ]
+        self.progress(sum(rows for c, rows in enumerate(sizes) if c in done))
+        for result in self.executor.run(self.mechanism, self.ref, tasks):
+            self._absorb(result)
+            total = [t + h for t, h in zip(total, result.hits or ())]
+            if self.checkpoint is not None:
+                self.checkpoint.add(key, result.key[-1], result.hits or (), result.rows)
+        return total
 
 
-@dataclass
-class Clock:
-    """Accumulates the wall time spent inside the mechanism's sampler and the outputs' shape."""
+def _first_input(mechanism: Mechanism) -> Any:
+    """Some valid input for the probe draw: a recommended pair's first input, else the domain's base."""
+    if mechanism.pairs:
+        return mechanism.pairs[0][0]
+    from ..neighbours import QueryDistance
 
-    mechanism_s: float = 0.0
-    output_shape: tuple[int, ...] | None = None
-    dtype_kinds: set[str] = field(default_factory=set)
-
-    def run(self, mechanism: Mechanism, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        start = time.perf_counter()
-        out = mechanism.sample(data, n, rng)
-        self.mechanism_s += time.perf_counter() - start
-        shape = tuple(out.shape[1:])
-        if self.output_shape is None:
-            self.output_shape = shape
-        elif shape != self.output_shape and n > 0:
-            raise MechanismError(
-                f"mechanism {mechanism.name!r} returned outputs of varying shapes: {self.output_shape} "
-                f"and {shape} (data={data!r})"
-            )
-        self.dtype_kinds.add(out.dtype.kind)
-        return out
-
-
-def _chunk_rows(clock: Clock) -> int:
-    width = int(np.prod(clock.output_shape)) if clock.output_shape else 1
-    return max(1, CHUNK_VALUES // max(1, width))
-
-
-def draw(mechanism: Mechanism, data: Any, n: int, rng: np.random.Generator, clock: Clock) -> np.ndarray:
-    """n outputs of ``mechanism`` on ``data`` as an (n, width) array (kept: search stage)."""
-    parts = []
-    done = 0
-    while done < n:
-        rows = min(n - done, _chunk_rows(clock) if clock.output_shape is not None else min(n, 4096))
-        parts.append(_flat(clock.run(mechanism, data, rows, rng)))
-        done += rows
-    if not parts:
-        return np.empty((0, 1))
-    return np.concatenate(parts) if len(parts) > 1 else parts[0]
-
-
-def count_hits(
-    mechanism: Mechanism,
-    data: Any,
-    n: int,
-    rng: np.random.Generator,
-    clock: Clock,
-    tests: Sequence[Callable[[np.ndarray], np.ndarray]],
-) -> list[int]:
-    """Draw n outputs in chunks and count, for each membership test, how many fall in its event."""
-    hits = [0] * len(tests)
-    done = 0
-    while done < n:
-        rows = min(n - done, _chunk_rows(clock))
-        chunk = _flat(clock.run(mechanism, data, rows, rng))
-        for i, test in enumerate(tests):
-            hits[i] += int(np.count_nonzero(test(chunk)))
-        done += rows
-    return hits
-
-
-def _flat(out: np.ndarray) -> np.ndarray:
-    """Outputs as a 2-D array (samples x coordinates); booleans become 0/1."""
-    if out.dtype.kind == "b":
-        out = out.astype(np.int8)
-    return out.reshape(out.shape[0], -1)
+    domain = mechanism.domain
+    if isinstance(mechanism.neighbours, QueryDistance):
+        return 0.0 if domain is None else domain
+    return ()

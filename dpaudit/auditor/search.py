@@ -15,8 +15,11 @@ Families, per feature:
   one, a histogram density-ratio estimate) sorted by smoothed ratio (c_a + 1/2)/(c_b + 1/2), and every
   prefix of that order scored -- the nested Neyman-Pearson sets of the estimated ratio;
 * for vector outputs: each coordinate, the sum, max, min, argmax and number of non-zero coordinates,
-  a learned linear score (Fisher's discriminant w = (S_a + S_b)^-1 (mu_a - mu_b); Fisher 1936), and
-  whole-row patterns when rows take few distinct values (sparse-vector answer patterns).
+  a learned linear score (Fisher's discriminant w = (S_a + S_b)^-1 (mu_a - mu_b); Fisher 1936),
+  whole-row patterns when rows take few distinct values (sparse-vector answer patterns), and the
+  conjunctions "the first non-zero coordinate is i and its value is <= t (or > t)" for every i and
+  every cut t (sparse vector releasing the noisy answer, Lyu, Su & Li 2017, Alg. 3: the witness
+  is "no answer on queries 1..k-1 and the released value on query k is <= t").
 
 Choosing the event by maximising the bound on these samples is selection; it is only honest because
 the reported bound is recomputed on fresh verification samples.
@@ -29,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .events import BinSet, Event, Feature, Interval, RowSet, Threshold, ValueSet, row_keys
+from .events import AtomThreshold, BinSet, Event, Feature, Interval, RowSet, Threshold, ValueSet, row_keys
 
 __all__ = ["Scored", "Scorer", "search_events"]
 
@@ -209,6 +212,52 @@ def _row_patterns(rows_a, rows_b, score: Scorer) -> list[Scored]:
     return _ratio_ordered("answer patterns", make, codes_a, codes_b, patterns.size, score)
 
 
+FIRST = Feature("first-nonzero")
+FIRST_VALUE = Feature("first-nonzero-value")
+
+
+def _first_answer_thresholds(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> list[Scored]:
+    """Events "first non-zero coordinate = i and its value <= t" (and "> t"), every i and cut t.
+
+    The counts of each conjunction are out of all samples of a side, so the bound scores the event
+    itself, not a conditional probability.
+    """
+    na, nb = rows_a.shape[0], rows_b.shape[0]
+    ia, ib = FIRST.values(rows_a), FIRST.values(rows_b)
+    va, vb = FIRST_VALUE.values(rows_a), FIRST_VALUE.values(rows_b)
+    atoms, low_counts, high_counts, make_low, make_high = [], [], [], [], []
+    for atom in np.unique(np.r_[ia, ib]):
+        if atom >= rows_a.shape[1]:
+            continue  # no non-zero coordinate: the value is the constant 0
+        f = _Sorted.of(va[ia == atom], vb[ib == atom])
+        cuts = _cuts(f.unique)
+        if cuts.size == 0:
+            continue
+        ka = np.searchsorted(f.sa, cuts, side="right")
+        kb = np.searchsorted(f.sb, cuts, side="right")
+        atoms.append(atom)
+        low_counts.append((ka, kb))
+        high_counts.append((f.sa.size - ka, f.sb.size - kb))
+        make_low += [(float(atom), float(t)) for t in cuts]
+        make_high += [(float(atom), float(t)) for t in cuts]
+    if not atoms:
+        return []
+    found = []
+    for upper, counts, made in ((True, low_counts, make_low), (False, high_counts, make_high)):
+        ka = np.concatenate([c[0] for c in counts])
+        kb = np.concatenate([c[1] for c in counts])
+        found += _best(
+            "first answer",
+            lambda i, m=made, u=upper: AtomThreshold(FIRST, m[i][0], FIRST_VALUE, m[i][1], u),
+            ka,
+            kb,
+            na,
+            nb,
+            score,
+        )
+    return found
+
+
 def _fisher_direction(rows_a: np.ndarray, rows_b: np.ndarray) -> Feature | None:
     """Fisher's linear discriminant w = (S_a + S_b)^-1 (mu_a - mu_b), scaled to max |w_i| = 1."""
     xa, xb = rows_a.astype(float), rows_b.astype(float)
@@ -242,6 +291,7 @@ def search_events(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> list
         found += _value_sets(feature, f, score) if _discrete(f) else _histogram(feature, f, score)
     if rows_a.shape[1] > 1:
         found += _row_patterns(rows_a, rows_b, score)
+        found += _first_answer_thresholds(rows_a, rows_b, score)
         # Cross-fitted like the ratio order: the direction is learned on the even-indexed samples.
         learned = _fisher_direction(rows_a[0::2], rows_b[0::2])
         if learned is not None:

@@ -34,6 +34,9 @@ _ASSUMPTIONS: dict[str, dict[str, bool]] = {
     "p": {"positive": True},
     "f": {"positive": True},
     "k": {"integer": True, "positive": True},
+    "tau": {"integer": True, "positive": True},
+    "c": {"integer": True, "nonnegative": True},
+    "u": {"real": True},
 }
 
 
@@ -153,7 +156,8 @@ class SymbolicDensity:
         """Evaluate the density at the instance values for one output y and input q (floats)."""
         ys = y if isinstance(y, (tuple, list)) else (y,)
         qs = q if isinstance(q, (tuple, list)) else (q,)
-        values = dict(self.instance)
-        values.update(zip(self.outputs, ys))
-        values.update(zip(self.inputs, qs))
-        return float(self.expr.subs(values).evalf())
+        values = {k: sympy.sympify(v) for k, v in self.instance.items()}
+        values.update((s, sympy.sympify(v)) for s, v in zip(self.outputs, ys))
+        values.update((s, sympy.sympify(v)) for s, v in zip(self.inputs, qs))
+        # xreplace, not subs: subs re-simplifies at every node (seconds on Min/Max-heavy pmfs).
+        return float(self.expr.xreplace(values).evalf())

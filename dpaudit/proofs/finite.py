@@ -166,13 +166,14 @@ def valid_pmf(density: Any, point: dict, x: tuple) -> bool:
     """Is p(. | x) a probability distribution at the parameter values (entries in [0, 1], sum 1)?"""
     import mpmath
 
-    total = mpmath.mpf(0)
-    for y in finite_outputs(density):
-        value = density_value(density.expr, density.outputs, density.inputs, y, x, point)
-        if value is None or value < -mpmath.mpf(10) ** (-30) or value > 1 + mpmath.mpf(10) ** (-30):
-            return False
-        total += value
-    return abs(total - 1) < mpmath.mpf(10) ** (-20)
+    with mpmath.workdps(DIGITS):
+        total = mpmath.mpf(0)
+        for y in finite_outputs(density):
+            value = density_value(density.expr, density.outputs, density.inputs, y, x, point)
+            if value is None or value < -mpmath.mpf(10) ** (-30) or value > 1 + mpmath.mpf(10) ** (-30):
+                return False
+            total += value
+        return bool(abs(total - 1) < mpmath.mpf(10) ** (-20))
 
 
 def finite_counterexample(density: Any, epsilon: Any, context: SignContext, max_points: int = 20) -> Counterexample | None:

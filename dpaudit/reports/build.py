@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .._validation import check_nonnegative_int, check_positive_finite, check_positive_int, check_probability_open
 from ..errors import DPAuditError
 from .model import KIND, SCHEMA_VERSION, claim_equations, environment, jsonable, outcome, section
 
@@ -112,6 +113,16 @@ def build_report(
     from ..mechanisms.targets import resolve
 
     started = time.perf_counter()
+    # The user's arguments are checked before any work: a bad one is an error, not a report section.
+    confidence = check_probability_open("confidence", confidence)
+    if samples is not None:
+        check_positive_int("samples", samples)
+    if seed is not None:
+        check_nonnegative_int("seed", seed)
+    if plot_samples is not None:
+        check_positive_int("plot_samples", plot_samples)
+    if proof_timeout is not None:
+        check_positive_finite("proof_timeout", proof_timeout)
     tick = progress or (lambda stage: None)
     mechanism = resolve(target, epsilon=epsilon, delta=delta)
     seed = fresh_seed() if seed is None else seed
@@ -185,12 +196,12 @@ def _plot_default() -> int:
 
 
 def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, confidence: float) -> str:
-    shown = target if isinstance(target, str) else name
-    parts = [f"dpaudit report {shown}", f"--seed {seed}", f"--confidence {confidence:g}"]
-    if audit_dict:
-        parts.append(f"--samples {audit_dict['samples']}")
-    if epsilon is not None:
-        parts.append(f"--epsilon {epsilon:g}")
-    if delta is not None:
-        parts.append(f"--delta {delta:g}")
-    return " ".join(parts) + " -o report.html"
+    """The command (a named target) or the call (a Mechanism object) that makes this report again."""
+    options = {"seed": seed, "confidence": confidence, "samples": audit_dict["samples"] if audit_dict else None,
+               "epsilon": epsilon, "delta": delta}
+    given = {k: v for k, v in options.items() if v is not None}
+    if not isinstance(target, str):
+        arguments = ", ".join(f"{k}={v!r}" for k, v in given.items())
+        return f"dpaudit.reports.build_report(<the Mechanism {name!r}>, {arguments})"
+    flags = " ".join(f"--{k} {v!r}" for k, v in given.items())  # repr: floats exactly
+    return f"dpaudit report {target} {flags} -o report.html"

@@ -4,9 +4,10 @@
   for mechanisms that expose their noise as ``FloatNoise``;
 * ``lattice`` -- the black-box ulp-lattice event search (:mod:`dpaudit.auditor.lattice`), for
   scalar floating-point outputs;
-* ``sensitivity`` -- falsification of the declared sensitivity on adversarial neighbours
-  (:mod:`dpaudit.auditor.sensitivity`), for mechanisms declaring ``query`` and ``sensitivity``,
-  when that module is installed.
+* ``correlated-noise`` -- events on differences of coordinates (:mod:`dpaudit.auditor.correlation`),
+  for vector outputs;
+* ``sensitivity`` -- falsification of the declared sensitivity on adversarial neighbouring datasets
+  (:mod:`dpaudit.auditor.sensitivity`), for dataset mechanisms declaring ``query`` and ``sensitivity``.
 
 Each check becomes one envelope ``{"name", "status", "result", "note"}``; a check that does not apply
 is ``skipped`` with the reason, one that raises is ``error`` with the message -- never silently absent.
@@ -14,7 +15,6 @@ is ``skipped`` with the reason, one that raises is ``error`` with the message --
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -40,29 +40,35 @@ def _run(name: str, call: Callable[[], Any]) -> dict[str, Any]:
     return _envelope(name, "done", finding.as_dict() if hasattr(finding, "as_dict") else dict(finding))
 
 
-def _scalar_float_outputs(mechanism: Any, data: Any) -> bool:
+def _output_kind(mechanism: Any, data: Any) -> str:
+    """``"scalar-float"``, ``"vector"`` (several coordinates) or ``"other"``, from four outputs."""
     try:
         out = np.asarray(mechanism.sample(data, 4, np.random.default_rng(0)))
     except DPAuditError:
-        return False
-    return out.shape == (4,) and out.dtype.kind == "f"
+        return "other"
+    if out.shape == (4,) and out.dtype.kind == "f":
+        return "scalar-float"
+    if out.ndim == 2 and out.shape[1] > 1 and out.dtype.kind in "fiu":
+        return "vector"
+    return "other"
 
 
 def implementation_checks(
     mechanism: Any, pair: tuple[Any, Any], *, samples: int, seed: int, confidence: float
 ) -> list[dict[str, Any]]:
     """Run every applicable check on the ordered ``pair`` with ``min(samples, CHECK_SAMPLES)`` per side."""
-    from ..auditor import float_support, lattice
+    from ..auditor import correlation, float_support, lattice
 
     n = max(100, min(int(samples), CHECK_SAMPLES))
     a, b = pair
+    kind = _output_kind(mechanism, a)
     checks = []
     if getattr(mechanism, "noise", None) is not None:
         checks.append(_run("float-support", lambda: float_support.float_support_check(
             mechanism, a, b, n=n, seed=seed, confidence=confidence)))
     else:
         checks.append(_envelope("float-support", "skipped", note="the mechanism does not expose its float noise"))
-    if _scalar_float_outputs(mechanism, a):
+    if kind == "scalar-float":
         def run_lattice() -> Any:
             try:
                 queries = (float_support.query_value(mechanism, a), float_support.query_value(mechanism, b))
@@ -74,18 +80,22 @@ def implementation_checks(
         checks.append(_run("lattice", run_lattice))
     else:
         checks.append(_envelope("lattice", "skipped", note="the outputs are not scalar floating-point numbers"))
-    checks.append(_sensitivity(mechanism, seed=seed, confidence=confidence))
+    if kind == "vector":
+        checks.append(_run("correlated-noise", lambda: correlation.correlation_check(
+            mechanism, a, b, n_search=min(2_000, n), n_verify=n, seed=seed, confidence=confidence)))
+    else:
+        checks.append(_envelope("correlated-noise", "skipped", note="the outputs are not vectors"))
+    checks.append(_sensitivity(mechanism))
     return checks
 
 
-def _sensitivity(mechanism: Any, *, seed: int, confidence: float) -> dict[str, Any]:
+def _sensitivity(mechanism: Any) -> dict[str, Any]:
+    from ..neighbours import AddRemove, Replace
+
     if mechanism.query is None or mechanism.sensitivity is None:
         return _envelope("sensitivity", "skipped", note="the mechanism declares no query with a sensitivity")
-    try:
-        module = importlib.import_module("dpaudit.auditor.sensitivity")
-    except ImportError:
-        return _envelope("sensitivity", "skipped", note="dpaudit.auditor.sensitivity is not available")
-    check = getattr(module, "sensitivity_check", None)
-    if check is None:
-        return _envelope("sensitivity", "skipped", note="dpaudit.auditor.sensitivity has no sensitivity_check")
-    return _run("sensitivity", lambda: check(mechanism, seed=seed))
+    if not isinstance(mechanism.neighbours, (AddRemove, Replace)):
+        return _envelope("sensitivity", "skipped", note="the check searches datasets (add/remove or replace neighbours)")
+    from ..auditor.sensitivity import falsify_sensitivity
+
+    return _run("sensitivity", lambda: falsify_sensitivity(mechanism))

@@ -183,7 +183,7 @@ def privacy_loss(sample: Resample, mechanism: Any, pair: tuple[Any, Any], epsilo
     notes = []
     declared = _declared_loss(sample.rows_a, mechanism, pair)
     empirical = _empirical_loss(sample.rows_a, sample.rows_b)
-    shown = []
+    curves = []
     for values, colour, label in ((declared, _COLOURS[2], "declared density"), (empirical, _COLOURS[0], "empirical")):
         if values is None:
             notes.append(f"the {label} loss could not be evaluated for these outputs")
@@ -192,8 +192,13 @@ def privacy_loss(sample: Resample, mechanism: Any, pair: tuple[Any, Any], epsilo
         if len(finite) < len(values):
             notes.append(f"{label}: {len(values) - len(finite)} of {len(values)} outputs have infinite loss (not drawn)")
         if len(finite):
-            shown.append(finite)
-            ax.hist(finite, bins=_BINS, histtype="step", density=True, color=colour, label=label)
+            curves.append((finite, colour, label))
+    if curves:  # one set of bins for both, so the two histograms compare bin by bin
+        pooled = np.concatenate([c[0] for c in curves])
+        lo, hi = float(pooled.min()), float(pooled.max())
+        edges = np.linspace(lo - 0.5, hi + 0.5, 2) if hi <= lo else np.linspace(lo, hi, _BINS + 1)
+        for finite, colour, label in curves:
+            ax.hist(finite, bins=edges, histtype="step", density=True, color=colour, label=label)
     ax.axvline(epsilon, color=_COLOURS[1], ls="--", lw=1, label=f"claimed epsilon = {epsilon:g}")
     ax.set_xlabel("privacy loss L(y)")
     ax.set_ylabel("density")

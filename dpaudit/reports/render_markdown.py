@@ -17,6 +17,7 @@ from typing import Any
 __all__ = ["escape", "render_markdown"]
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+_PLAIN_COMMAND = re.compile(r"[A-Za-z0-9 ._:/=,+-]*")  # shown as a code span; anything else is escaped
 
 
 def escape(value: Any) -> str:
@@ -157,7 +158,9 @@ def _checks(doc: dict[str, Any]) -> list[str]:
 
 def _environment(doc: dict[str, Any]) -> list[str]:
     settings = doc["settings"]
-    lines = ["## 5. Reproduce", "", f"`{settings['reproduce'].replace('`', '')}`", ""]
+    command = settings["reproduce"]
+    shown = f"`{command}`" if _PLAIN_COMMAND.fullmatch(command) else escape(command)
+    lines = ["## 5. Reproduce", "", shown, ""]
     figures = doc["plots"]["figures"]
     if figures:
         lines += [f"Figures ({', '.join(escape(f['title']) for f in figures)}) are in the HTML report.", ""]

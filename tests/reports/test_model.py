@@ -13,7 +13,7 @@ from dpaudit.mechanisms.base import Mechanism
 from dpaudit.reports import SCHEMA_VERSION, build_report, render
 from dpaudit.reports.model import EXIT_CODES, outcome, section
 
-from .conftest import FIXED_ENVIRONMENT, FLAWED
+from .conftest import FIXED_ENVIRONMENT, FLAWED, SMALL
 
 VOLATILE = {"elapsed_s", "mechanism_s", "seconds"}
 
@@ -61,7 +61,7 @@ def test_json_rendering_round_trips(laplace_report):
 
 
 def test_same_seed_same_document(laplace_report):
-    again = build_report("laplace", env=FIXED_ENVIRONMENT, samples=20_000, seed=20260101, plot_samples=4_000)
+    again = build_report("laplace", env=FIXED_ENVIRONMENT, **SMALL)
     assert _strip(again) == _strip(laplace_report)
 
 

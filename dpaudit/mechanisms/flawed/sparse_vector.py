@@ -28,7 +28,7 @@ c = 1, T = 1, eps = 0.1.
   noise, no cutoff: the answer to query i is 1[q_i >= T + rho].  True epsilon inf: the output is
   a deterministic function of rho, so the pattern ⊤ on q_1 and ⊥ on q_2 is impossible when
   q_1 < q_2 and possible when q_1 > q_2 -- e.g. x-shaped inputs (1^5, 0^5) vs (0^5, 1^5).
-  Closed-form pmf: P(y | q) = max(0, F_rho(min_{y_i = 1} (q_i - T)) - F_rho(max_{y_i = 0} (q_i - T))).
+  Closed-form pmf: P(y | q) = max(0, F_rho(min_(y_i = 1) (q_i - T)) - F_rho(max_(y_i = 0) (q_i - T))).
 * ``svt-lyu-6`` (Chen, Xu, Bai & Xu 2015; StatDP iSVT2, DP-Sniper SVT6): nu ~ Lap(Delta / eps2),
   eps2 = eps/2, no cutoff.  True epsilon for k queries: k eps / 2 (0.5 at the defaults), unbounded in
   k (Lyu et al. Sect. 3.4).  Derivation: P(y | q) = int p_rho(r) prod_(⊤) (1 - F_nu(T + r - q_i))
@@ -193,11 +193,13 @@ def svt_lyu_4(epsilon: float = 0.1, k: int = 10, c: int = 1, threshold: float = 
 
 
 def svt5_density(k: int, epsilon: float, threshold: float):
-    """pmf of Lyu Alg. 5: P(y | q) = max(0, F(min_{y_i=1} (q_i - T)) - F(max_{y_i=0} (q_i - T))).
+    """pmf of Lyu Alg. 5: P(y | q) = max(0, min_i (y_i F(q_i - T) + 1 - y_i) - max_i (1 - y_i) F(q_i - T)).
 
     F is the CDF of rho ~ Lap(b), b = 2 Delta / eps; the answer to query i is ⊤ iff rho <= q_i - T, so
-    a pattern y is the event that rho lies between the largest q_i - T answered ⊥ and the smallest
-    answered ⊤ (an empty min is +inf, an empty max -inf).
+    a pattern y is the event that rho lies above every q_i - T answered ⊥ and at most every q_i - T
+    answered ⊤: P = max(0, F(min_(⊤) (q_i - T)) - F(max_(⊥) (q_i - T))), written with y_i in {0, 1}
+    as weights (F is increasing; an empty min is 1, an empty max 0).  Min and Max are left
+    unevaluated until numbers are substituted (``xreplace`` evaluates it in milliseconds).
     """
     import sympy
 
@@ -208,13 +210,14 @@ def svt5_density(k: int, epsilon: float, threshold: float):
     qs = tuple(symbol(f"q{i}") for i in range(1, k + 1))
     b = 2 * sens / eps
 
-    def cdf(x: Any) -> Any:
-        return sympy.Piecewise((sympy.exp(x / b) / 2, x < 0), (1 - sympy.exp(-x / b) / 2, True))
+    def cdf(x: Any) -> Any:  # e^(x/b)/2 for x < 0, 1 - e^(-x/b)/2 for x >= 0
+        return (1 + sympy.sign(x) * (1 - sympy.exp(-sympy.Abs(x) / b))) / 2
 
-    upper = sympy.Min(*(sympy.Piecewise((qi - t, sympy.Eq(yi, 1)), (sympy.oo, True)) for yi, qi in zip(ys, qs)))
-    lower = sympy.Max(*(sympy.Piecewise((qi - t, sympy.Eq(yi, 0)), (-sympy.oo, True)) for yi, qi in zip(ys, qs)))
+    cdfs = [cdf(qi - t) for qi in qs]
+    upper = sympy.Min(*(yi * fi + 1 - yi for yi, fi in zip(ys, cdfs)), evaluate=False)
+    lower = sympy.Max(*((1 - yi) * fi for yi, fi in zip(ys, cdfs)), evaluate=False)
     return SymbolicDensity(
-        expr=sympy.Max(0, cdf(upper) - cdf(lower)),
+        expr=sympy.Max(0, upper - lower, evaluate=False),
         outputs=ys,
         inputs=qs,
         epsilon=eps,

@@ -18,6 +18,14 @@ EPS, T, K = 0.1, 1.0, 10
 SPREAD = tuple(float(v) for v in np.linspace(-40.0, 50.0, K))  # spread over rho's scale: many patterns
 
 
+def _pmf_at(density, y, q):
+    """The declared pmf at the instance for output y and input q (``xreplace``: one bottom-up pass)."""
+    import sympy
+
+    values = {**density.instance, **dict(zip(density.outputs, y)), **dict(zip(density.inputs, q))}
+    return float(density.expr.xreplace({s: sympy.sympify(v) for s, v in values.items()}))
+
+
 def _first_top_patterns(k):
     """The outputs of a cutoff-1 variant: all ⊥, or ⊥^j ⊤ then 'not answered'."""
     yield (0.0,) * k
@@ -49,7 +57,7 @@ def test_outputs_are_answer_vectors(name):
 def test_svt5_declared_pmf_sums_to_one_and_matches_the_event_of_rho():
     density = get("svt-lyu-5").density()
     patterns = _svt5_patterns(SPREAD)
-    pmf = {y: density.numeric(y, SPREAD) for y in patterns}
+    pmf = {y: _pmf_at(density, y, SPREAD) for y in patterns}
     assert sum(pmf.values()) == pytest.approx(1.0, abs=1e-12)
     # One pattern by hand: all ⊤ iff rho <= min(q) - T, P = exp((min q - T) / b) / 2, b = 20.
     assert pmf[(1.0,) * K] == pytest.approx(math.exp((min(SPREAD) - T) / 20) / 2, rel=1e-12)
@@ -58,7 +66,7 @@ def test_svt5_declared_pmf_sums_to_one_and_matches_the_event_of_rho():
 @pytest.mark.statistical
 def test_svt5_sampler_fits_declared_pmf_and_test_has_power():
     density = get("svt-lyu-5").density()
-    pmf = {y: density.numeric(y, SPREAD) for y in _svt5_patterns(SPREAD)}
+    pmf = {y: _pmf_at(density, y, SPREAD) for y in _svt5_patterns(SPREAD)}
     fit = svt_lyu_5().sample(SPREAD, N, np.random.default_rng(2026))
     assert discrete_pvalue(fit, pmf) > ALPHA
     # rho's scale 30 % too large (eps / 1.3): the pattern masses move by several percent of N = 20 000.
@@ -80,20 +88,32 @@ def test_svt4_sampler_fits_exact_pmf_and_test_has_power():
 
 
 @pytest.mark.statistical
-@pytest.mark.parametrize("name", ["svt-lyu-3", "svt-lyu-6"])
-def test_answer_pattern_frequencies_match_quadrature(name):
+def test_svt3_answer_positions_match_quadrature():
     q = (1.0,) * 5 + (0.0,) * 5
-    out = get(name).sample(q, N, np.random.default_rng(11))
+    out = get("svt-lyu-3").sample(q, N, np.random.default_rng(11))
+    codes = np.where((out != 0) & (out != -1), 1.0, out)
     scales = dict(threshold=T, rho_scale=2 / EPS, nu_scale=2 / EPS)
-    if name == "svt-lyu-3":
-        codes = np.where((out != 0) & (out != -1), 1.0, out)
-        patterns = list(_first_top_patterns(K))
-    else:
-        codes = out
-        patterns = [tuple(float(b) for b in np.binary_repr(i, K)) for i in range(2**K)]
-    pmf = {y: pattern_probability(y, q, **scales) for y in patterns}
+    pmf = {y: pattern_probability(y, q, **scales) for y in _first_top_patterns(K)}
     assert sum(pmf.values()) == pytest.approx(1.0, abs=1e-8)
     assert discrete_pvalue(codes, pmf) > ALPHA
+
+
+@pytest.mark.statistical
+def test_svt6_answer_counts_match_quadrature():
+    # q = 1^5 0^5 is exchangeable within each half: an output's probability depends only on the number of
+    # ⊤ answers in each half (j1, j2), so the 36 classes carry C(5, j1) C(5, j2) times one pattern's mass.
+    q = (1.0,) * 5 + (0.0,) * 5
+    out = get("svt-lyu-6").sample(q, N, np.random.default_rng(11))
+    counts = np.stack([out[:, :5].sum(axis=1), out[:, 5:].sum(axis=1)], axis=1)
+    scales = dict(threshold=T, rho_scale=2 / EPS, nu_scale=2 / EPS)
+    pmf = {
+        (float(j1), float(j2)): math.comb(5, j1) * math.comb(5, j2)
+        * pattern_probability((1,) * j1 + (0,) * (5 - j1) + (1,) * j2 + (0,) * (5 - j2), q, **scales)
+        for j1 in range(6)
+        for j2 in range(6)
+    }
+    assert sum(pmf.values()) == pytest.approx(1.0, abs=1e-8)
+    assert discrete_pvalue(counts, pmf) > ALPHA
 
 
 def test_svt3_value_output_reaches_k_eps_over_2c_exactly():
@@ -126,7 +146,7 @@ def test_svt5_x_shape_pattern_is_impossible_under_the_neighbour():
     density = mech.density()
     a, b = mech.pairs[0]
     witness = (1.0,) * 5 + (0.0,) * 5  # ⊤ on the first half: needs -1 < rho <= 0 under a, impossible under b
-    assert density.numeric(witness, a) > 0.02 and density.numeric(witness, b) == 0.0
+    assert _pmf_at(density, witness, a) > 0.02 and _pmf_at(density, witness, b) == 0.0
     samples = mech.sample(a, N, np.random.default_rng(3))
     assert np.any(np.all(samples == witness, axis=1))
     assert not np.any(np.all(mech.sample(b, N, np.random.default_rng(4)) == witness, axis=1))

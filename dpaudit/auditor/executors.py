@@ -1,0 +1,403 @@
+"""Executors: where the sampling chunks of an audit run -- in this process, a local process pool, or Dask.
+
+An audit's draws are cut into independent *chunks*.  Chunk ``i`` of a stream is seeded with
+``SeedSequence(seed, spawn_key=stream + (i,))`` -- exactly the i-th child that ``spawn`` would hand
+out (numpy's ``SeedSequence`` derives a child from the root entropy and its spawn key only) -- and
+its size depends only on the seed and the budget.  So the chunks, their outputs and their counts are
+the same whichever executor runs them and in whatever order they finish: the audit's result for a
+seed is bit-identical on every backend (integer sums do not depend on the order).
+
+* :class:`InProcess` -- runs the chunks one after another here (the default for small jobs);
+* :class:`ProcessPool` -- a ``concurrent.futures.ProcessPoolExecutor`` over all cores (``spawn``
+  start method: no state is inherited, so what a worker computes depends on its task only);
+* :class:`DaskExecutor` -- a ``distributed.Client`` on ``dask://HOST:PORT`` or on a ``LocalCluster``
+  that dpaudit starts (``dask-local``) and stops;
+* :class:`Auto` -- starts in process and moves to a process pool once the measured time per sample
+  says the rest of the audit would take longer than ``AUTO_POOL_SECONDS``.
+
+Verification chunks send back hit counts only.  Search chunks send back their outputs (the event
+search needs them; the search stage is at most ``search_budget`` = 500 000 rows per side).
+
+Workers rebuild the mechanism from a :class:`MechanismRef`: a catalogue entry by name, a
+``package.module:attr`` or ``file.py:attr`` target by that spec, anything else by pickle
+(``cloudpickle`` when installed, which also ships closures).  A mechanism none of these can ship
+runs in process, with a note saying why.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidArgument, MechanismError
+from ..mechanisms.base import Mechanism
+
+__all__ = [
+    "AUTO_POOL_SECONDS",
+    "CHUNK_ROWS",
+    "Auto",
+    "ChunkResult",
+    "ChunkTask",
+    "DaskExecutor",
+    "InProcess",
+    "MechanismRef",
+    "ProcessPool",
+    "chunk_sizes",
+    "make_executor",
+    "run_chunk",
+    "ship",
+]
+
+CHUNK_ROWS = 1 << 16
+CHUNK_VALUES = 1 << 21
+AUTO_POOL_SECONDS = 5.0
+
+
+def chunk_sizes(total: int, width: int) -> list[int]:
+    """Rows per chunk for ``total`` draws of outputs with ``width`` values each (a function of both only)."""
+    rows = max(1, min(CHUNK_ROWS, CHUNK_VALUES // max(1, width)))
+    full, rest = divmod(int(total), rows)
+    return [rows] * full + ([rest] if rest else [])
+
+
+# --------------------------------------------------------------------------------------------------
+# Shipping a mechanism to another process
+
+
+@dataclass(frozen=True)
+class MechanismRef:
+    """How a worker rebuilds the mechanism: ``kind`` is ``"name"``, ``"target"`` or ``"pickle"``."""
+
+    kind: str
+    payload: Any
+    label: str
+
+    def build(self) -> Mechanism:
+        key = (self.kind, self.payload if self.kind != "pickle" else hash(self.payload))
+        built = _BUILT.get(key)
+        if built is None:
+            built = self._build()
+            _BUILT[key] = built
+        return built
+
+    def _build(self) -> Mechanism:
+        from ..mechanisms.registry import get
+        from ..mechanisms.targets import resolve
+
+        if self.kind == "name":
+            return get(self.payload)
+        if self.kind == "target":
+            # The claim plays no part in sampling; any epsilon lets a plain callable become a Mechanism.
+            return resolve(self.payload, epsilon=1.0)
+        return pickle.loads(self.payload)
+
+
+_BUILT: dict[Any, Mechanism] = {}
+
+
+def _callable_fields(mechanism: Mechanism) -> list[str]:
+    return [f.name for f in fields(mechanism) if callable(getattr(mechanism, f.name))]
+
+
+def _same_function(f: Any, g: Any) -> bool:
+    """Same code and equal captured values (nested functions compared the same way)."""
+    if f is g:
+        return True
+    code_f, code_g = getattr(f, "__code__", None), getattr(g, "__code__", None)
+    if code_f is None or code_f is not code_g:
+        return False
+    cells_f, cells_g = f.__closure__ or (), g.__closure__ or ()
+    if len(cells_f) != len(cells_g):
+        return False
+    for a, b in zip(cells_f, cells_g):
+        va, vb = a.cell_contents, b.cell_contents
+        if callable(va) or callable(vb):
+            if not _same_function(va, vb):
+                return False
+        else:
+            try:
+                if not bool(np.all(va == vb)):
+                    return False
+            except Exception:  # values that do not compare: not provably the same entry
+                return False
+    return True
+
+
+def _catalogue_entry(mechanism: Mechanism) -> bool:
+    """True when ``mechanism`` samples exactly like the catalogue entry of the same name."""
+    from ..mechanisms.registry import get, names
+
+    if mechanism.name not in names():
+        return False
+    entry = get(mechanism.name)
+    return _same_function(mechanism.sampler, entry.sampler)
+
+
+def _pickled(mechanism: Mechanism) -> bytes | None:
+    try:
+        return pickle.dumps(mechanism)
+    except Exception:
+        pass
+    try:
+        import cloudpickle
+    except ImportError:
+        return None
+    try:
+        return cloudpickle.dumps(mechanism)
+    except Exception:
+        return None
+
+
+def ship(mechanism: Mechanism, target: Any) -> tuple[MechanismRef | None, str | None]:
+    """A :class:`MechanismRef` for ``mechanism`` (named ``target`` by the user), or None and why not."""
+    if isinstance(target, str):
+        if ":" not in target:
+            return MechanismRef("name", target, target), None
+        module_part, _, attr = target.rpartition(":")
+        if module_part.endswith(".py"):
+            target = f"{Path(module_part).resolve()}:{attr}"
+        return MechanismRef("target", target, target), None
+    if _catalogue_entry(mechanism):
+        return MechanismRef("name", mechanism.name, mechanism.name), None
+    payload = _pickled(mechanism)
+    if payload is not None:
+        return MechanismRef("pickle", payload, mechanism.name), None
+    return None, (
+        f"mechanism {mechanism.name!r} cannot be shipped to worker processes (its sampler is a closure or "
+        "lambda that neither pickle nor cloudpickle can serialise); ran in process -- give it as a catalogue "
+        "name, package.module:attr or file.py:attr to use the process pool or Dask"
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# One chunk of work
+
+
+@dataclass(frozen=True)
+class ChunkTask:
+    """Draw ``rows`` outputs on ``data`` with the generator of ``SeedSequence(entropy, spawn_key=key)``.
+
+    With ``tests`` the outputs are reduced to one hit count per membership test; without, they are
+    returned (search stage).
+    """
+
+    key: tuple[int, ...]
+    entropy: int
+    data: Any
+    rows: int
+    tests: tuple[Any, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    key: tuple[int, ...]
+    rows: int
+    hits: tuple[int, ...] | None
+    outputs: np.ndarray | None
+    shape: tuple[int, ...]
+    dtype_kind: str
+    mechanism_s: float
+
+
+def _flat(out: np.ndarray) -> np.ndarray:
+    """Outputs as a 2-D array (samples x coordinates); booleans become 0/1."""
+    if out.dtype.kind == "b":
+        out = out.astype(np.int8)
+    return out.reshape(out.shape[0], -1)
+
+
+def run_chunk(mechanism: Mechanism | MechanismRef, task: ChunkTask) -> ChunkResult:
+    """Run one chunk (in any process): draw, then count or keep."""
+    if isinstance(mechanism, MechanismRef):
+        mechanism = mechanism.build()
+    rng = np.random.default_rng(np.random.SeedSequence(task.entropy, spawn_key=task.key))
+    start = time.perf_counter()
+    out = mechanism.sample(task.data, task.rows, rng)
+    spent = time.perf_counter() - start
+    flat = _flat(out)
+    if task.tests is None:
+        return ChunkResult(task.key, task.rows, None, flat, tuple(out.shape[1:]), out.dtype.kind, spent)
+    hits = tuple(int(np.count_nonzero(test.contains(flat))) for test in task.tests)
+    return ChunkResult(task.key, task.rows, hits, None, tuple(out.shape[1:]), out.dtype.kind, spent)
+
+
+def _run_many(mechanism: Mechanism | MechanismRef, tasks: Sequence[ChunkTask]) -> list[ChunkResult]:
+    return [run_chunk(mechanism, task) for task in tasks]
+
+
+# --------------------------------------------------------------------------------------------------
+# Executors
+
+
+class InProcess:
+    """Runs every chunk here, in order."""
+
+    name = "in-process"
+    workers = 1
+
+    def run(self, mechanism: Mechanism, ref: MechanismRef | None, tasks: Iterable[ChunkTask]) -> Iterator[ChunkResult]:
+        for task in tasks:
+            yield run_chunk(mechanism, task)
+
+    def close(self) -> None:
+        pass
+
+
+def _groups(tasks: Sequence[ChunkTask], size: int) -> list[list[ChunkTask]]:
+    return [list(tasks[i : i + size]) for i in range(0, len(tasks), size)]
+
+
+class ProcessPool:
+    """A local pool of ``workers`` processes (default: every core), started with ``spawn``."""
+
+    name = "process-pool"
+
+    def __init__(self, workers: int | None = None) -> None:
+        import concurrent.futures
+        import multiprocessing
+
+        self.workers = int(workers or os.cpu_count() or 1)
+        self._pool = concurrent.futures.ProcessPoolExecutor(
+            max_workers=self.workers, mp_context=multiprocessing.get_context("spawn")
+        )
+
+    def run(self, mechanism: Mechanism, ref: MechanismRef | None, tasks: Iterable[ChunkTask]) -> Iterator[ChunkResult]:
+        import concurrent.futures
+
+        if ref is None:
+            yield from InProcess().run(mechanism, None, tasks)
+            return
+        tasks = list(tasks)
+        # Groups of about 4 per worker: few round trips, yet results keep arriving for progress/checkpoints.
+        size = max(1, math.ceil(len(tasks) / (4 * self.workers)))
+        futures = [self._pool.submit(_run_many, ref, group) for group in _groups(tasks, size)]
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                yield from future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskExecutor:
+    """Chunks as Dask tasks on a ``distributed`` cluster (``address``), or on a LocalCluster started here."""
+
+    def __init__(self, address: str | None = None, *, workers: int | None = None, processes: bool = True) -> None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise InvalidArgument(
+                "executor='dask...' needs the optional dependency: pip install 'dpaudit[dask]'"
+            ) from None
+        self._cluster = None
+        if address is None:
+            n = int(workers or os.cpu_count() or 1)
+            self._cluster = LocalCluster(
+                n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=None, host="127.0.0.1"
+            )
+            self._client = Client(self._cluster)
+            self.name = "dask-local"
+        else:
+            self._client = Client(address)
+            self.name = f"dask://{address.removeprefix('tcp://')}"
+        self.workers = max(1, len(self._client.scheduler_info().get("workers", {})))
+
+    def run(self, mechanism: Mechanism, ref: MechanismRef | None, tasks: Iterable[ChunkTask]) -> Iterator[ChunkResult]:
+        from distributed import as_completed
+
+        if ref is None:
+            yield from InProcess().run(mechanism, None, tasks)
+            return
+        tasks = list(tasks)
+        size = max(1, math.ceil(len(tasks) / (4 * self.workers)))
+        shipped = self._client.scatter(ref, broadcast=True)
+        futures = [self._client.submit(_run_many, shipped, group, pure=False) for group in _groups(tasks, size)]
+        try:
+            for future in as_completed(futures):
+                yield from future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+    def close(self) -> None:
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+class Auto:
+    """In process until the measured cost says the remaining work exceeds ``AUTO_POOL_SECONDS``, then a pool."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = int(workers or os.cpu_count() or 1)
+        self._pool: ProcessPool | None = None
+        self._rows = 0
+        self._seconds = 0.0
+
+    @property
+    def name(self) -> str:
+        return "auto (process pool)" if self._pool is not None else "auto (in process)"
+
+    def run(self, mechanism: Mechanism, ref: MechanismRef | None, tasks: Iterable[ChunkTask]) -> Iterator[ChunkResult]:
+        tasks = list(tasks)
+        if self._pool is None and ref is not None and self.workers > 1 and self._rows:
+            remaining = sum(t.rows for t in tasks) * self._seconds / self._rows
+            if remaining > AUTO_POOL_SECONDS:
+                self._pool = ProcessPool(self.workers)
+        if self._pool is not None:
+            yield from self._pool.run(mechanism, ref, tasks)
+            return
+        for task in tasks:
+            result = run_chunk(mechanism, task)
+            self._rows += result.rows
+            self._seconds += result.mechanism_s
+            yield result
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+
+
+EXECUTORS = ("auto", "in-process", "process-pool", "dask-local", "dask://HOST:PORT")
+
+
+def make_executor(spec: Any, workers: int | None = None):
+    """The executor named by ``spec`` (one of ``EXECUTORS``), or ``spec`` itself if it has ``run``."""
+    if hasattr(spec, "run") and hasattr(spec, "close"):
+        return spec
+    if spec is None or spec == "auto":
+        return Auto(workers)
+    if spec == "in-process":
+        return InProcess()
+    if spec == "process-pool":
+        return ProcessPool(workers)
+    if spec == "dask-local":
+        return DaskExecutor(None, workers=workers)
+    if isinstance(spec, str) and spec.startswith("dask://"):
+        address = spec.removeprefix("dask://")
+        if not address:
+            raise InvalidArgument(f"executor={spec!r} must name the scheduler, as dask://HOST:PORT")
+        return DaskExecutor(f"tcp://{address}")
+    raise InvalidArgument(f"executor={spec!r} must be one of {', '.join(EXECUTORS)}")
+
+
+def check_shapes(name: str, results: Iterable[ChunkResult], seen: list[tuple[int, ...]]) -> None:
+    """Raise :class:`MechanismError` if chunks returned outputs of different shapes."""
+    for result in results:
+        if result.rows == 0:
+            continue
+        if not seen:
+            seen.append(result.shape)
+        elif result.shape != seen[0]:
+            raise MechanismError(f"mechanism {name!r} returned outputs of varying shapes: {seen[0]} and {result.shape}")

@@ -1,0 +1,129 @@
+"""Anytime-valid early stopping of the verification stage: looks at growing sample sizes, alpha spent over them.
+
+The verification budget of N samples per side is drawn in K batches.  After batch j the cumulative
+sample size per side is Poisson(n_j) with n_j = N / 2^(K - j) (so the looks are at N/16, N/8, N/4,
+N/2 and N when N allows it), and the bound of every verified event is computed at confidence
+1 - alpha_j / C (C candidates), where the alpha_j spend the total alpha = 1 - confidence in
+proportion to the look sizes:
+
+    alpha_j = alpha * n_j / (n_1 + ... + n_K),        sum_j alpha_j = alpha.
+
+Validity under any stopping rule (Bonferroni over looks; the "alpha spending" idea of Lan & DeMets
+1983 with a fixed spending sequence).  Let L_{j,c} be the bound of candidate c at look j.  Each is a
+lower confidence bound at level 1 - alpha_j / C, so
+
+    P[ max over j <= tau and c of L_{j,c} > epsilon_true ]  <=  sum_j sum_c alpha_j / C  =  alpha
+
+for *every* stopping time tau, since the event on the left is contained in the union over all
+(j, c) of {L_{j,c} > epsilon_true}.  The reported bound is that running maximum, so its stated
+confidence holds exactly as stated (it is a guarantee, not an approximation), however early the
+audit stopped.  The Poissonised sizes keep each look's joint ratio test exact (:mod:`.bounds`): the
+cumulative counts at look j are independent Poisson(n_j p) and Poisson(n_j p') variables.
+
+Stopping rules, checked after each look before the last:
+
+* **violation** -- the running maximum exceeds the claimed epsilon: the claim is refuted at the
+  stated confidence and more samples cannot undo it (a blatant violation stops at N/16);
+* **futility** -- for every verified event, an *upper* confidence bound on its log-ratio, at level
+  1 - FUTILITY_SHARE * alpha_j / C, is below the claimed epsilon: with the evidence in, no amount of
+  further sampling would make that event refute the claim, except with probability at most
+  FUTILITY_SHARE * alpha over all looks (the power this rule may cost).  A mechanism exactly at its
+  claim never stops this way (its best event's log-ratio equals the claim), so tightness at the claim
+  is kept; one well inside its claim stops early.
+
+Sequential p-values: p_seq = min over looks j <= tau of p_j * alpha / alpha_j (Bonferroni over looks,
+valid for the same reason).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import bounds
+
+__all__ = ["FUTILITY_SHARE", "MAX_DOUBLINGS", "MIN_FIRST_LOOK", "Schedule", "schedule", "upper_bound"]
+
+MAX_DOUBLINGS = 4
+MIN_FIRST_LOOK = 1_000
+FUTILITY_SHARE = 0.2
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Cumulative Poisson means ``sizes`` of the looks and the alpha spent at each."""
+
+    sizes: tuple[int, ...]
+    alphas: tuple[float, ...]
+    futility_alphas: tuple[float, ...]
+
+    @property
+    def looks(self) -> int:
+        return len(self.sizes)
+
+    def increments(self) -> list[int]:
+        """Poisson mean of the batch drawn before each look."""
+        return [self.sizes[0]] + [b - a for a, b in zip(self.sizes, self.sizes[1:])]
+
+    def describe(self) -> str:
+        if self.looks == 1:
+            return "single look at the full budget (no early stopping)"
+        shares = ", ".join(f"{n}" for n in self.sizes)
+        return (
+            f"alpha spending over {self.looks} looks at {shares} samples per side, alpha_j proportional to the look "
+            f"size (Bonferroni over looks: the running maximum of the bounds keeps the stated confidence under "
+            f"any stopping); stop at a look when the bound exceeds the claim (violation) or when every verified "
+            f"event's upper bound is below it (futility, {FUTILITY_SHARE:g} x alpha_j)"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"sizes": list(self.sizes), "alphas": list(self.alphas), "futility_alphas": list(self.futility_alphas)}
+
+
+def schedule(samples: int, confidence: float, early_stopping: bool = True) -> Schedule:
+    """Looks at ``samples / 2^(K - j)``, K - 1 = min(MAX_DOUBLINGS, log2(samples / MIN_FIRST_LOOK)) doublings."""
+    alpha = 1.0 - confidence
+    doublings = 0
+    if early_stopping and samples >= 2 * MIN_FIRST_LOOK:
+        doublings = min(MAX_DOUBLINGS, int(math.floor(math.log2(samples / MIN_FIRST_LOOK))))
+    sizes = [int(round(samples / 2 ** (doublings - j))) for j in range(doublings)] + [int(samples)]
+    total = float(sum(sizes))
+    alphas = tuple(alpha * n / total for n in sizes)
+    return Schedule(tuple(sizes), alphas, tuple(FUTILITY_SHARE * a for a in alphas))
+
+
+def upper_bound(method: str, ka: int, na: float, kb: int, nb: float, confidence: float, delta: float = 0.0) -> float:
+    """An upper confidence bound on ln((p - delta) / p'), the mirror image of the lower bound of ``method``.
+
+    ``"joint"``: ln(pi_U / (1 - pi_U)) - ln(na / nb) with pi_U the one-sided Clopper-Pearson upper
+    bound of Bin(k + k', pi) (``na``, ``nb`` the Poisson means); ``"union"``: ln(UCB(p) - delta) -
+    ln(LCB(p')), each Clopper-Pearson bound at 1 - alpha/2.  ``inf`` when nothing bounds it.
+    """
+    if method == "joint":
+        total = ka + kb
+        if total == 0:
+            return math.inf
+        pi_high = float(bounds.cp_upper(ka, total, confidence)[()])
+        if pi_high >= 1.0:
+            return math.inf
+        return math.log(pi_high / (1.0 - pi_high)) - math.log(na / nb)
+    alpha = 1.0 - confidence
+    high = float(bounds.cp_upper(ka, na, 1 - alpha / 2)[()]) - delta
+    low = float(bounds.cp_lower(kb, nb, 1 - alpha / 2)[()])
+    if low <= 0:
+        return math.inf
+    return -math.inf if high <= 0 else math.log(high / low)
+
+
+def sequential_p_value(p_values: list[float], alphas: tuple[float, ...]) -> float:
+    """min_j p_j * alpha / alpha_j over the looks made (Bonferroni over looks), capped at 1."""
+    alpha = float(sum(alphas))
+    adjusted = [p * alpha / a for p, a in zip(p_values, alphas)]
+    return float(min(1.0, min(adjusted))) if adjusted else 1.0
+
+
+def running_best(values: list[float]) -> float:
+    return float(np.max(values)) if values else -math.inf
