@@ -1,15 +1,22 @@
 """``audit()``: a two-stage Monte Carlo lower bound on the epsilon a mechanism realises.
 
 1. **Search stage** (``search_samples`` per side, see :func:`search_budget`).  When no pair is given,
-   half of it is shared equally among the candidate pairs of :mod:`.pairs` (screening, at least
-   ``MIN_SCREEN`` per pair); the pair whose best event scores highest wins, and the rest (at least
-   half), fresh, plus the winner's screening samples choose the events (:mod:`.search`).  With a
-   given pair all of it goes to event selection.
-2. **Verification stage** (``samples`` per side).  Fresh samples -- Poisson(N) of them per side, which
-   makes the joint ratio test exact (:mod:`.bounds`) -- are drawn in chunks and only the hit counts
-   of the ``candidates`` best events are kept.  Each bound is computed at confidence
-   1 - alpha/candidates (Bonferroni), so all of them hold jointly; Holm-adjusted p-values of
-   H0: epsilon <= claimed are reported beside them.  Only verification bounds are ever reported.
+   half of it screens the candidate pairs of :mod:`.pairs` by successive halving; the rest (at least
+   half), fresh, plus the winner's screening samples choose the events (:mod:`.screening`,
+   :mod:`.search`).  With a given pair all of it goes to event selection.
+2. **Verification stage** (``samples`` per side).  Fresh samples -- Poisson-sized, which makes the
+   joint ratio test exact (:mod:`.bounds`) -- are drawn in batches and only the hit counts of the
+   ``candidates`` best events are kept.  After each batch every bound is computed at the confidence
+   that batch was allotted (:mod:`.sequential`: alpha spent over the looks, Bonferroni over the
+   candidates), so the running maximum -- the reported bound -- holds with the stated confidence
+   however early the audit stops.  It stops at a look once the bound exceeds the claim (except on a
+   support mismatch, whose bound is capped by the sample size and so keeps growing with it), or
+   once every verified event's upper bound is below the claim.  Only verification bounds are
+   ever reported.
+
+Draws run in seeded chunks on an executor (:mod:`.executors`: in process, a process pool, Dask); the
+result for a seed is the same on every executor.  With ``checkpoint=FILE`` finished chunks are kept
+on disk and a rerun resumes from them (:mod:`.checkpoint`).
 
 The verdict is *violation* when the reported bound exceeds the claimed epsilon at the claimed delta;
 otherwise *underpowered* when :func:`.bounds.reach` falls below ``REACH_FRACTION`` of the claim,
@@ -23,8 +30,6 @@ import math
 import time
 from typing import Any
 
-import numpy as np
-
 from .._validation import (
     check_nonnegative_finite,
     check_nonnegative_int,
@@ -34,20 +39,25 @@ from .._validation import (
     check_unit_interval,
 )
 from ..errors import InvalidArgument
-from ..mechanisms.base import Mechanism
 from ..mechanisms.targets import resolve
 from . import bounds
+from .checkpoint import Checkpoint
+from .events import event_from_dict
+from .executors import InProcess, make_executor, ship
 from .pairs import candidate_pairs
+from .progress import Progress
 from .result import AuditResult, Verdict, VerifiedEvent, from_plain, plain
-from .sampling import Clock, count_hits, draw, fresh_seed, generators, stage_seeds
-from .search import Scored, search_events
+from .sampling import Draws, fresh_seed
+from .screening import SearchOutcome, search_stage
+from .search import Scored
+from .sequential import schedule
+from .verification import verify
 
 __all__ = ["DEFAULT_SAMPLES", "MIN_SAMPLES", "REACH_FRACTION", "audit", "search_budget"]
 
 DEFAULT_SAMPLES = 1_000_000
 MIN_SAMPLES = 100
 REACH_FRACTION = 0.9
-MIN_SCREEN = 200
 SEARCH_EVENTS = 10_000
 
 
@@ -65,38 +75,6 @@ def _pick_method(method: str, delta: float) -> str:
     return method
 
 
-def _search(
-    mechanism: Mechanism,
-    pairs: list[tuple[Any, Any]],
-    n_search: int,
-    node: np.random.SeedSequence,
-    clock: Clock,
-    score,
-) -> tuple[tuple[Any, Any], list[Scored], int]:
-    """Screen the pairs, then choose events on the winner: (pair, events best first, samples per side)."""
-    nodes = node.spawn(len(pairs) + 1)
-    kept: tuple[np.ndarray, np.ndarray] | None = None
-    winner, spent = 0, 0
-    if len(pairs) > 1:
-        per_pair = max(MIN_SCREEN, n_search // (2 * len(pairs)))
-        best = -math.inf
-        for i, (a, b) in enumerate(pairs):
-            rng_a, rng_b = generators(nodes[i])
-            rows_a, rows_b = draw(mechanism, a, per_pair, rng_a, clock), draw(mechanism, b, per_pair, rng_b, clock)
-            found = search_events(rows_a, rows_b, score)
-            objective = found[0].objective if found else -math.inf
-            if objective > best or kept is None:
-                best, winner, kept = objective, i, (rows_a, rows_b)
-        spent = per_pair * len(pairs)
-    a, b = pairs[winner]
-    fresh = max(n_search - spent, n_search // 2)
-    rng_a, rng_b = generators(nodes[-1])
-    rows_a, rows_b = draw(mechanism, a, fresh, rng_a, clock), draw(mechanism, b, fresh, rng_b, clock)
-    if kept is not None:
-        rows_a, rows_b = np.concatenate([kept[0], rows_a]), np.concatenate([kept[1], rows_b])
-    return (a, b), search_events(rows_a, rows_b, score), spent + fresh
-
-
 def _distinct(found: list[Scored], count: int) -> list[Scored]:
     chosen: list[Scored] = []
     seen: set[tuple[str, bool]] = set()
@@ -110,6 +88,31 @@ def _distinct(found: list[Scored], count: int) -> list[Scored]:
     return chosen
 
 
+def _search_record(outcome: SearchOutcome, chosen: list[Scored]) -> dict[str, Any]:
+    return plain(
+        {
+            "pair_index": outcome.pair_index,
+            "samples": outcome.samples,
+            "rounds": [list(r) for r in outcome.rounds],
+            "events": [
+                {"spec": s.event.as_dict(), "family": s.family, "forward": s.forward, "objective": s.objective,
+                 "hits_a": s.hits_a, "hits_b": s.hits_b}
+                for s in chosen
+            ],
+        }
+    )
+
+
+def _from_record(record: dict[str, Any]) -> tuple[SearchOutcome, list[Scored]]:
+    chosen = [
+        Scored(event_from_dict(e["spec"]), e["family"], bool(e["forward"]), float(from_plain(e["objective"])),
+               int(e["hits_a"]), int(e["hits_b"]))
+        for e in record["events"]
+    ]
+    rounds = tuple(tuple(r) for r in record["rounds"])
+    return SearchOutcome(int(record["pair_index"]), chosen, int(record["samples"]), rounds), chosen
+
+
 def audit(
     target: Any,
     *,
@@ -121,6 +124,11 @@ def audit(
     confidence: float = 0.95,
     method: str = "auto",
     candidates: int = 1,
+    early_stopping: bool = True,
+    executor: Any = "auto",
+    workers: int | None = None,
+    checkpoint: str | None = None,
+    progress: bool | None = None,
 ) -> AuditResult:
     """Lower-bound, with confidence ``confidence``, the epsilon that ``target`` realises.
 
@@ -146,6 +154,19 @@ def audit(
         tighter of the two, measured by ``benchmarks/tightness.py``) and ``"union"`` otherwise.
     candidates : int
         How many of the best search-stage events to verify (Bonferroni-corrected).
+    early_stopping : bool
+        Verify in growing batches and stop once the answer is certain (:mod:`.sequential`); with
+        False, one look at the full budget.
+    executor : str or executor object
+        ``"auto"`` (in process, moving to a process pool over all cores when the remaining work is
+        long), ``"in-process"``, ``"process-pool"``, ``"dask-local"`` or ``"dask://HOST:PORT"``.
+        The result does not depend on it.
+    workers : int, optional
+        Processes of the pool or of the local Dask cluster (default: every core).
+    checkpoint : str, optional
+        File that keeps finished work; an interrupted audit rerun with the same file resumes.
+    progress : bool, optional
+        Show a progress bar on standard error (default: when it is a terminal).
 
     Returns
     -------
@@ -171,8 +192,7 @@ def audit(
     pairs, notes = candidate_pairs(mechanism, pair)
     if claim.kind == "probabilistic":
         notes.append("probabilistic DP audited as approximate DP (P-DP implies A-DP)")
-
-    level = bounds.bonferroni_confidence(confidence, candidates)
+    plan = schedule(n, confidence, bool(early_stopping))
     # The search maximises a bound that holds simultaneously over the events it scores
     # (Bonferroni over SEARCH_EVENTS): with the verification level instead, the maximum over
     # thousands of noisy small-mass events is biased upwards (winner's curse) and picks tails.
@@ -181,60 +201,109 @@ def audit(
     def score(ka, na, kb, nb):
         return bounds.epsilon_lower_bound(chosen_method, ka, na, kb, nb, search_level, claim_delta)
 
-    clock = Clock()
-    search_node, verify_node = stage_seeds(seed)
-    (a, b), found, n_search = _search(mechanism, pairs, search_budget(n), search_node, clock, score)
-    chosen = _distinct(found, candidates)
+    store = None
+    if checkpoint is not None:
+        fingerprint = {
+            "mechanism": mechanism.name,
+            "description": mechanism.description,
+            "neighbours": mechanism.neighbours.as_dict(),
+            "claim": claim.as_dict(),
+            "pair": plain(pair) if pair is not None else None,
+            "seed": seed,
+            "samples": n,
+            "confidence": confidence,
+            "method": chosen_method,
+            "candidates": candidates,
+            "early_stopping": bool(early_stopping),
+        }
+        store = Checkpoint(checkpoint, fingerprint)
 
-    size_node, pair_node = verify_node.spawn(2)
-    sizes = np.random.default_rng(size_node).poisson(n, size=2)
-    m_a, m_b = int(sizes[0]), int(sizes[1])
-    verified: list[dict[str, Any]] = []
-    if chosen:
-        tests = [s.event.contains for s in chosen]
-        rng_a, rng_b = generators(pair_node)
-        hits_a = count_hits(mechanism, a, m_a, rng_a, clock, tests)
-        hits_b = count_hits(mechanism, b, m_b, rng_b, clock, tests)
-        for s, ha, hb in zip(chosen, hits_a, hits_b):
-            ka, kb, na, nb, first, second = (ha, hb, m_a, m_b, a, b) if s.forward else (hb, ha, m_b, m_a, b, a)
-            scale = (na, nb) if chosen_method == "union" else (n, n)
-            bound = float(bounds.epsilon_lower_bound(chosen_method, ka, scale[0], kb, scale[1], level, claim_delta))
-            p = bounds.p_value(chosen_method, ka, scale[0], kb, scale[1], claim.epsilon, claim_delta)
-            verified.append(
-                dict(scored=s, pair=(first, second), hits=(ka, kb), sizes=(na, nb), bound=bound, p=p)
-            )
-    _, holm = bounds.holm_adjusted([v["p"] for v in verified], confidence)
+    runner = make_executor(executor, workers)
+    owned = runner is not executor
+    ref, ship_note = (None, None) if isinstance(runner, InProcess) else ship(mechanism, target)
+    bar = Progress(2 * (search_budget(n) + n), mechanism.name, progress)
+    try:
+        draws = Draws(mechanism, ref, runner, seed, pairs[0][0], checkpoint=store, progress=bar.advance)
+        if store is not None and store.search is not None:
+            outcome, chosen = _from_record(store.search)
+            bar.advance(2 * outcome.samples)
+        else:
+            outcome = search_stage(draws, pairs, search_budget(n), score)
+            chosen = _distinct(outcome.found, candidates)
+            if store is not None:
+                store.set_search(_search_record(outcome, chosen))
+        a, b = pairs[outcome.pair_index]
+        checked = verify(
+            draws, chosen, (a, b), plan, method=chosen_method, epsilon=claim.epsilon, delta=claim_delta,
+            on_look=bar.bound,
+        )
+    finally:
+        bar.close()
+        if owned:
+            runner.close()
+    run = {
+        "executor": runner.name,
+        "workers": int(getattr(runner, "workers", 1)),
+        "checkpoint": None if checkpoint is None else str(checkpoint),
+        "resumed_chunks": 0 if store is None else store.resumed_chunks,
+        "note": ship_note,
+    }
+    return _result(mechanism, claim, chosen_method, n, seed, confidence, plan, checked, outcome, (a, b), pairs,
+                   notes, draws, run, started)
+
+
+def _result(mechanism, claim, method, n, seed, confidence, plan, checked, outcome, pair, pairs, notes, draws, run,
+            started) -> AuditResult:
+    measured = checked.measured
+    _, holm = bounds.holm_adjusted([m.p for m in measured], confidence)
     records = tuple(
         VerifiedEvent(
-            pair=from_plain(plain(v["pair"])),
-            event=v["scored"].event.describe(),
-            event_spec=plain(v["scored"].event.as_dict()),
-            family=v["scored"].family,
-            search_bound=float(v["scored"].objective),
-            hits=v["hits"],
-            sample_sizes=v["sizes"],
-            epsilon_lower_bound=v["bound"],
-            p_value=v["p"],
+            pair=from_plain(plain(m.pair)),
+            event=m.scored.event.describe(),
+            event_spec=plain(m.scored.event.as_dict()),
+            family=m.scored.family,
+            search_bound=float(m.scored.objective),
+            hits=m.hits,
+            sample_sizes=m.sizes,
+            epsilon_lower_bound=m.bound,
+            p_value=m.p,
             holm_p_value=h,
         )
-        for v, h in zip(verified, holm)
+        for m, h in zip(measured, holm)
     )
-    reach = bounds.reach(chosen_method, n, claim.epsilon, claim_delta, level)
+    final_level = 1.0 - plan.alphas[-1] / max(1, len(measured))
+    reach = bounds.reach(method, n, claim.epsilon, float(claim.delta), final_level)
     if records:
         best = max(records, key=lambda r: r.epsilon_lower_bound)
         raw_bound, (ka, kb), (na, nb) = best.epsilon_lower_bound, best.hits, best.sample_sizes
         event, spec, reported_pair = best.event, best.event_spec, best.pair
     else:
-        raw_bound, ka, kb, na, nb = -math.inf, 0, 0, m_a, m_b
-        event, spec, reported_pair = "none: the outputs took one value on the search samples", {}, from_plain(plain((a, b)))
+        raw_bound, ka, kb, na, nb = -math.inf, 0, 0, checked.samples_used, checked.samples_used
+        event, spec, reported_pair = "none: the outputs took one value on the search samples", {}, from_plain(plain(pair))
     bound = max(raw_bound, 0.0)
     support_mismatch = bool(records) and kb == 0 and ka > 0
+    notes = list(notes)
     if support_mismatch:
         notes.append("support mismatch: epsilon = inf suspected; the bound is capped by the sample size")
+    if plan.looks > 1:
+        notes.append(
+            f"early stopping: stopped at look {checked.look} of {plan.looks} after {checked.samples_used} of {n} "
+            f"samples per side ({checked.reason})"
+        )
     delta_lb = None
     if claim.kind != "pure":
-        delta_lb = float(bounds.delta_lower_bound(ka, na, kb, nb, claim.epsilon, level)) if records else 0.0
+        delta_lb = float(bounds.delta_lower_bound(ka, na, kb, nb, claim.epsilon, checked.level)) if records else 0.0
     verdict, reason = _verdict(bound, raw_bound, claim.epsilon, reach, n, event)
+    stopping = {
+        "procedure": plan.describe(),
+        "looks": list(plan.sizes),
+        "alphas": list(plan.alphas),
+        "stopped_at": checked.look,
+        "samples_used": checked.samples_used,
+        "fraction_used": checked.samples_used / n,
+        "decided_at": checked.decided_at,
+        "reason": checked.reason,
+    }
     return AuditResult(
         target=mechanism.name,
         claim=claim,
@@ -244,22 +313,24 @@ def audit(
         delta_lower_bound=delta_lb,
         confidence=confidence,
         samples=n,
-        search_samples=n_search,
+        search_samples=outcome.samples,
         sample_sizes=(int(na), int(nb)),
         hits=(int(ka), int(kb)),
         event=event,
         event_spec=spec,
         pair=reported_pair,
         seed=seed,
-        method=chosen_method,
+        method=method,
         support_mismatch=support_mismatch,
         epsilon_reach=max(reach, 0.0),
         pairs_screened=len(pairs),
         candidates=records,
         elapsed_s=time.perf_counter() - started,
-        mechanism_s=clock.mechanism_s,
+        mechanism_s=draws.mechanism_s,
         vectorised=not hasattr(mechanism.sampler, "one_run"),
         notes=tuple(notes),
+        stopping=stopping,
+        run=run,
     )
 
 
@@ -272,3 +343,4 @@ def _verdict(bound: float, raw: float, epsilon: float, reach: float, n: int, eve
             f"{max(reach, 0.0):.4g} < {REACH_FRACTION:g} x {epsilon:g}; increase samples"
         )
     return Verdict.PASS, f"no violation: the verified bound {bound:.4g} does not exceed the claimed epsilon {epsilon:g}"
+

@@ -304,7 +304,12 @@ class DaskExecutor:
         if address is None:
             n = int(workers or os.cpu_count() or 1)
             self._cluster = LocalCluster(
-                n_workers=n, threads_per_worker=1, processes=processes, dashboard_address=None, host="127.0.0.1"
+                n_workers=n,
+                threads_per_worker=1,
+                processes=processes,
+                protocol="tcp://",
+                host="127.0.0.1",
+                dashboard_address=None,
             )
             self._client = Client(self._cluster)
             self.name = "dask-local"
@@ -321,8 +326,7 @@ class DaskExecutor:
             return
         tasks = list(tasks)
         size = max(1, math.ceil(len(tasks) / (4 * self.workers)))
-        shipped = self._client.scatter(ref, broadcast=True)
-        futures = [self._client.submit(_run_many, shipped, group, pure=False) for group in _groups(tasks, size)]
+        futures = [self._client.submit(_run_many, ref, group, pure=False) for group in _groups(tasks, size)]
         try:
             for future in as_completed(futures):
                 yield from future.result()

@@ -42,6 +42,7 @@ __all__ = [
     "LatticeChoice",
     "MantissaLowBits",
     "NotMultipleOf",
+    "NotReachableFrom",
     "default_events",
     "find_lattice_event",
     "lattice_check",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from ..claims import Claim, claim_from_dict
@@ -116,6 +116,20 @@ class AuditResult:
         The bound a perfect witness would give at this budget (see :class:`Verdict`).
     candidates : tuple of VerifiedEvent
         Every verified candidate (the multiplicity correction covers them all).
+    stopping : dict
+        The sequential procedure of the verification stage (:mod:`dpaudit.auditor.sequential`): its
+        description, the look sizes and alphas, the look it stopped at (``stopped_at``, 1-based),
+        ``samples_used`` per side, the look where a violation was first certified (``decided_at``)
+        and why it stopped (``reason``: violation, futility or budget).
+    run : dict
+        How the audit ran, which does not change its outcome: the executor and its workers, the
+        checkpoint file, how many chunks were resumed from it, and a note when the mechanism could
+        not be shipped to other processes.
+    findings : tuple of dict
+        Findings of the implementation-leak checks (each a plain dict naming the ``check`` that
+        produced it and, in ``reason``, why it implies a privacy violation).
+    checks : tuple of str
+        The leak checks that ran.
     """
 
     target: str
@@ -142,6 +156,10 @@ class AuditResult:
     mechanism_s: float
     vectorised: bool
     notes: tuple[str, ...] = ()
+    stopping: dict[str, Any] = field(default_factory=dict)
+    run: dict[str, Any] = field(default_factory=dict)
+    findings: tuple[dict[str, Any], ...] = ()
+    checks: tuple[str, ...] = ()
 
     @property
     def violation(self) -> bool:
@@ -176,4 +194,6 @@ class AuditResult:
         values["candidates"] = tuple(VerifiedEvent.from_dict(c) for c in data["candidates"])
         for name in ("pair", "sample_sizes", "hits", "notes", "epsilon_lower_bound", "epsilon_reach"):
             values[name] = from_plain(values[name])
+        values["findings"] = tuple(data.get("findings", ()))
+        values["checks"] = tuple(data.get("checks", ()))
         return cls(**values)

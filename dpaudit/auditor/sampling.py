@@ -45,6 +45,7 @@ def generator(seed: int, key: tuple[int, ...]) -> np.random.Generator:
 class Draws:
     """Runs an audit's chunks on ``executor`` and collects outputs (search) or hit counts (verification).
 
+    One output of ``probe_input`` is drawn first (address ``(2,)``): its width fixes the chunk sizes.
     ``progress`` is called with the number of rows each finished chunk drew.
     """
 
@@ -54,6 +55,7 @@ class Draws:
         ref: MechanismRef | None,
         executor: Any,
         seed: int,
+        probe_input: Any,
         *,
         checkpoint: Checkpoint | None = None,
         progress: Callable[[int], None] | None = None,
@@ -64,7 +66,7 @@ class Draws:
         self.mechanism_s = 0.0
         self.output_shape: tuple[int, ...] | None = None
         self.dtype_kinds: set[str] = set()
-        probe = mechanism.sample(_first_input(mechanism), 1, generator(seed, (2,)))
+        probe = mechanism.sample(probe_input, 1, generator(seed, (2,)))
         self.width = int(np.prod(probe.shape[1:])) if probe.ndim > 1 else 1
 
     def _absorb(self, result: ChunkResult) -> None:
@@ -108,14 +110,3 @@ class Draws:
                 self.checkpoint.add(key, result.key[-1], result.hits or (), result.rows)
         return total
 
-
-def _first_input(mechanism: Mechanism) -> Any:
-    """Some valid input for the probe draw: a recommended pair's first input, else the domain's base."""
-    if mechanism.pairs:
-        return mechanism.pairs[0][0]
-    from ..neighbours import QueryDistance
-
-    domain = mechanism.domain
-    if isinstance(mechanism.neighbours, QueryDistance):
-        return 0.0 if domain is None else domain
-    return ()

@@ -42,7 +42,9 @@ def _pair(a: str | None, b: str | None) -> tuple[Any, Any] | None:
     return _parse_json("--a", a), _parse_json("--b", b)
 
 
-def _reproduction(target: str, result: Any, a_json: str | None, b_json: str | None, epsilon, delta, method: str) -> str:
+def _reproduction(
+    target: str, result: Any, a_json: str | None, b_json: str | None, epsilon, delta, method: str, early: bool = True
+) -> str:
     parts = ["dpaudit audit", target, f"--seed {result.seed}", f"--samples {result.samples}"]
     if epsilon is not None:
         parts.append(f"--epsilon {epsilon!r}")
@@ -54,6 +56,8 @@ def _reproduction(target: str, result: Any, a_json: str | None, b_json: str | No
         parts.append(f"--confidence {result.confidence!r}")
     if method != "auto":
         parts.append(f"--method {method}")
+    if not early:
+        parts.append("--no-early-stop")
     return " ".join(parts)
 
 
@@ -72,6 +76,12 @@ def _print_result(result: Any, reproduction: str) -> None:
     click.echo(f"  reason  : {result.reason}")
     for note in result.notes:
         click.echo(f"  note    : {note}")
+    run = result.run
+    if run:
+        resumed = f", {run['resumed_chunks']} chunks resumed from {run['checkpoint']}" if run.get("resumed_chunks") else ""
+        click.echo(f"  run     : {run['executor']} ({run['workers']} workers){resumed}")
+        if run.get("note"):
+            click.echo(f"  note    : {run['note']}")
     click.echo(f"  time    : {result.elapsed_s:.2f} s, of which {result.mechanism_s:.2f} s inside the mechanism")
     click.echo(f"  reproduce: {reproduction}")
 
@@ -88,6 +98,17 @@ def _print_result(result: Any, reproduction: str) -> None:
 @click.option(
     "--method", type=click.Choice(["auto", "joint", "union"]), default="auto", show_default=True, help="The bound."
 )
+@click.option(
+    "--executor",
+    default="auto",
+    show_default=True,
+    metavar="auto|in-process|process-pool|dask-local|dask://HOST:PORT",
+    help="Where the sampling chunks run; the result does not depend on it.",
+)
+@click.option("--workers", type=int, default=None, help="Processes of the pool or local Dask cluster (default: all cores).")
+@click.option("--checkpoint", type=click.Path(dir_okay=False), default=None, help="Keep finished work in FILE; rerun to resume.")
+@click.option("--no-early-stop", is_flag=True, help="Verify the whole budget in one look (no sequential stopping).")
+@click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when it is a terminal).")
 @json_option
 @debug_option
 @guarded
@@ -101,6 +122,11 @@ def audit(
     seed: int | None,
     confidence: float,
     method: str,
+    executor: str,
+    workers: int | None,
+    checkpoint: str | None,
+    no_early_stop: bool,
+    progress: bool | None,
     as_json: bool,
     debug: bool,
 ) -> None:
@@ -124,13 +150,18 @@ def audit(
             seed=seed,
             confidence=confidence,
             method=method,
+            executor=executor,
+            workers=workers,
+            checkpoint=checkpoint,
+            early_stopping=not no_early_stop,
+            progress=False if as_json else progress,
         )
     except MechanismError as exc:
         raise MechanismError(f"{exc} (rerun with --seed {seed})") from exc
     if as_json:
         echo_json(result.as_dict())
     else:
-        _print_result(result, _reproduction(target, result, a_json, b_json, epsilon, delta, method))
+        _print_result(result, _reproduction(target, result, a_json, b_json, epsilon, delta, method, not no_early_stop))
     sys.exit(EXIT_FOR_VERDICT.get(result.verdict.value, EXIT_BAD_INPUT))
 
 

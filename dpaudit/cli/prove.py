@@ -28,21 +28,38 @@ def _restated_claim(mechanism, claim_kind: str | None, epsilon: float | None, de
 @click.option("--epsilon", type=float, help="Restate epsilon (checks the numeric instance).")
 @click.option("--delta", type=float, help="Restate delta (checks the numeric instance).")
 @click.option("--numeric", is_flag=True, help="Check the catalogue instance's values instead of all parameter values.")
+@click.option(
+    "--time-budget",
+    type=click.FloatRange(min=0.0, min_open=True),
+    default=None,
+    help="Seconds before the proof stops with verdict unknown (default: the prover's, 10 s).",
+)
 @json_option
 @debug_option
 @guarded
-def prove(target: str, claim_kind: str | None, epsilon: float | None, delta: float | None, numeric: bool, as_json: bool, debug: bool) -> None:
+def prove(
+    target: str,
+    claim_kind: str | None,
+    epsilon: float | None,
+    delta: float | None,
+    numeric: bool,
+    time_budget: float | None,
+    as_json: bool,
+    debug: bool,
+) -> None:
     """Prove TARGET's privacy claim (catalogue name, package.module:attr or file.py:attr).
 
     Exit 0 proved, 1 refuted (the witness is printed), 2 bad input, 3 unknown.
     """
     from ..mechanisms.targets import resolve
     from ..proofs import prove as run_prove
+    from ..proofs.prove import DEFAULT_TIME_BUDGET
     from ..proofs.result import Verdict
 
     mechanism = resolve(target)
     claim = _restated_claim(mechanism, claim_kind, epsilon, delta)
-    result = run_prove(mechanism, claim=claim, numeric=numeric)
+    budget = DEFAULT_TIME_BUDGET if time_budget is None else time_budget
+    result = run_prove(mechanism, claim=claim, numeric=numeric, time_budget=budget)
     if as_json:
         echo_json(result.as_dict())
     else:

@@ -95,6 +95,9 @@ def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool)
 @click.option("--seed", type=int, default=None, help="Seed that reproduces the report (default: drawn; fixed with --all).")
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence of the audit's bounds.")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Draw the figures.")
+@click.option("--skip-check", "skip_checks", multiple=True,
+              type=click.Choice(["float-support", "lattice", "correlated-noise", "sensitivity"]),
+              help="An implementation check not to run (repeatable).")
 @click.option("--proof-timeout", type=float, default=None,
               help="Stop a proof after this many seconds (default: no limit; 60 with --all).")
 @click.option("--jobs", type=int, default=None, help="Worker processes for --all (default: number of CPUs).")
@@ -111,6 +114,7 @@ def report(
     seed: int | None,
     confidence: float,
     plots: bool,
+    skip_checks: tuple[str, ...],
     proof_timeout: float | None,
     jobs: int | None,
     as_json: bool,
@@ -127,7 +131,7 @@ def report(
     if all_ == (target is not None):
         raise InvalidArgument("give either TARGET or --all (not both, not neither)")
     options = dict(epsilon=epsilon, delta=delta, samples=samples, seed=seed, confidence=confidence, plots=plots,
-                   proof_timeout=proof_timeout)
+                   proof_timeout=proof_timeout, skip_checks=skip_checks)
     if all_:
         if epsilon is not None or delta is not None:
             raise InvalidArgument("--epsilon and --delta restate one mechanism's claim; they do not apply to --all")

@@ -28,6 +28,7 @@ from ..neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Rep
 
 if TYPE_CHECKING:
     from .density import SymbolicDensity
+    from .float_noise import FloatNoise
 
 __all__ = ["Mechanism", "Sampler"]
 
@@ -93,7 +94,7 @@ class Mechanism:
     flaw: str | None = None
     true_epsilon: float | None = None
     source: str = ""
-    noise: Any = field(default=None, repr=False)
+    noise: "FloatNoise | None" = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():

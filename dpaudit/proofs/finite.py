@@ -21,9 +21,10 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from .budget import checkpoint
 from .outputs import coordinate_domains, finite_outputs
 from .result import Counterexample, Outcome, Step, Verdict
-from .signs import DIGITS, SignContext, exceeds, evaluate
+from .signs import DIGITS, SignContext, canonical, exceeds, evaluate, is_zero
 from .verify import density_value
 
 __all__ = ["input_pairs", "product_factors", "prove_finite_pure"]
@@ -61,7 +62,7 @@ def _ratio_max(ratios: list[Any], context: SignContext) -> Any:
 
     unique: list[Any] = []
     for r in ratios:
-        if all(sympy.simplify(r - u) != 0 for u in unique):
+        if all(not is_zero(r - u) for u in unique):
             unique.append(r)
     for candidate in unique:
         if all(context.nonnegative(candidate - other) for other in unique if other is not candidate):
@@ -76,34 +77,34 @@ def _sup_ratio(density: Any, a: tuple, b: tuple, context: SignContext) -> tuple[
     split = product_factors(density)
     if split is not None:
         constant, factors = split
-        bound = sympy.simplify(constant.subs(dict(zip(density.inputs, a))) / constant.subs(dict(zip(density.inputs, b))))
+        bound = canonical(constant.xreplace(dict(zip(density.inputs, a))) / constant.xreplace(dict(zip(density.inputs, b))))
         argmax = []
         for i, (factor, domain) in enumerate(zip(factors, coordinate_domains(density))):
             ratios, where = [], []
             for value in sorted(domain, key=sympy.default_sort_key):
-                fa = factor.subs({density.outputs[i]: value, **dict(zip(density.inputs, a))})
-                fb = factor.subs({density.outputs[i]: value, **dict(zip(density.inputs, b))})
-                if sympy.simplify(fa) == 0:
+                fa = canonical(factor.xreplace({density.outputs[i]: value, **dict(zip(density.inputs, a))}))
+                fb = canonical(factor.xreplace({density.outputs[i]: value, **dict(zip(density.inputs, b))}))
+                if fa == 0:
                     continue
-                if sympy.simplify(fb) == 0:
+                if fb == 0:
                     return sympy.oo, None
-                ratios.append(sympy.simplify(fa / fb))
+                ratios.append(canonical(fa / fb))
                 where.append(value)
             best = _ratio_max(ratios, context)
             if best is None:
                 return None, f"cannot decide the largest of the ratios {ratios} of coordinate {i + 1}"
             bound *= best
             argmax.append(where[ratios.index(best)] if best in ratios else where[0])
-        return sympy.simplify(bound), tuple(argmax)
+        return canonical(bound), tuple(argmax)
     ratios, where = [], []
     for y in finite_outputs(density):
-        pa = sympy.simplify(_pmf(density, y, a))
+        pa = canonical(_pmf(density, y, a))
         if pa == 0:
             continue
-        pb = sympy.simplify(_pmf(density, y, b))
+        pb = canonical(_pmf(density, y, b))
         if pb == 0:
             return sympy.oo, y
-        ratios.append(sympy.simplify(pa / pb))
+        ratios.append(canonical(pa / pb))
         where.append(y)
     best = _ratio_max(ratios, context)
     if best is None:
@@ -112,9 +113,11 @@ def _sup_ratio(density: Any, a: tuple, b: tuple, context: SignContext) -> tuple[
 
 
 def _pmf(density: Any, y: tuple, x: tuple) -> Any:
+    import sympy
+
     values = dict(zip(density.outputs, y))
     values.update(zip(density.inputs, x))
-    return density.expr.subs(values)
+    return density.expr.xreplace({k: sympy.sympify(v) for k, v in values.items()})
 
 
 def prove_finite_pure(density: Any, epsilon: Any, context: SignContext) -> Outcome:
@@ -124,6 +127,7 @@ def prove_finite_pure(density: Any, epsilon: Any, context: SignContext) -> Outco
     steps: list[Step] = []
     bounds: dict[Any, tuple] = {}
     for a, b in input_pairs(density):
+        checkpoint(f"finite enumeration: sup ratio for inputs {a} vs {b}")
         ratio, where = _sup_ratio(density, a, b, context)
         if ratio is None:
             return _search(density, epsilon, context, steps, f"undecided step for inputs {a} vs {b}: {where}")
@@ -184,6 +188,7 @@ def finite_counterexample(density: Any, epsilon: Any, context: SignContext, max_
 
     outputs = finite_outputs(density)
     for point in context.parameter_points()[:max_points]:
+        checkpoint("finite enumeration: counterexample search")
         eps_value = evaluate(epsilon, point)
         if eps_value is None:
             continue

@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from .budget import checkpoint
 from .outputs import finite_outputs
 from .result import Counterexample, Outcome, Step, Verdict
 from .signs import DIGITS, SignContext, exceeds, evaluate
@@ -72,6 +73,7 @@ def prove_finite_query(density: Any, epsilon: Any, context: SignContext) -> Outc
     ws = tuple(sympy.Symbol(f"w{i + 1}", real=True) for i in range(len(density.inputs)))
     moved = {u: u + density.sensitivity * w for u, w in zip(density.inputs, ws)}
     steps: list[Step] = []
+    checkpoint("mediant bound: normal form N_r / sum_j N_j")
     numerators = _normalised_parts(density, outputs)
     if numerators is None:
         return _search(density, epsilon, context, steps, "the pmf is not of the form N_r(u) / sum_j N_j(u)")
@@ -138,6 +140,7 @@ def _search(density: Any, epsilon: Any, context: SignContext, steps: list[Step],
         if eps_value is None:
             continue
         for base in _bases(k, sensitivity):
+            checkpoint("finite outputs: counterexample search")
             for move in _moves(k, density.norm):
                 other = tuple(b + sensitivity * m for b, m in zip(base, move))
                 for y in outputs:

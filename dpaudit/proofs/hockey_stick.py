@@ -19,9 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 from .finite import input_pairs
+from .budget import checkpoint
 from .outputs import finite_outputs, pmf_at
 from .result import Counterexample, Outcome, Step, Verdict
-from .signs import DIGITS, SignContext, evaluate
+from .signs import DIGITS, SignContext, canonical, evaluate
 
 __all__ = ["hockey_stick_delta", "prove_finite_approx"]
 
@@ -34,7 +35,7 @@ def pair_delta(density: Any, a: tuple, b: tuple, epsilon: Any, context: SignCont
 
     total = sympy.Integer(0)
     for y in finite_outputs(density):
-        term = sympy.simplify(pmf_at(density, y, a) - sympy.exp(epsilon) * pmf_at(density, y, b))
+        term = canonical(pmf_at(density, y, a) - sympy.exp(epsilon) * pmf_at(density, y, b))
         if term == 0:
             continue
         positive = context.positive(term)
@@ -42,7 +43,7 @@ def pair_delta(density: Any, a: tuple, b: tuple, epsilon: Any, context: SignCont
             return None
         if positive:
             total += term
-    return sympy.simplify(total)
+    return canonical(total)
 
 
 def hockey_stick_delta(density: Any, epsilon: Any, context: SignContext) -> tuple[Any, Any]:
@@ -51,6 +52,7 @@ def hockey_stick_delta(density: Any, epsilon: Any, context: SignContext) -> tupl
 
     values: dict[Any, tuple] = {}
     for a, b in input_pairs(density):
+        checkpoint(f"hockey-stick divergence for inputs {a} vs {b}")
         value = pair_delta(density, a, b, epsilon, context)
         if value is None:
             return None, f"the sign of p(y|{a}) - e^epsilon p(y|{b}) depends on the parameters for some y"

@@ -50,4 +50,4 @@ def pmf_at(density: Any, y: tuple, x: tuple) -> Any:
 
     values = dict(zip(density.outputs, y))
     values.update(zip(density.inputs, x))
-    return sympy.sympify(density.expr).subs(values)
+    return sympy.sympify(density.expr).xreplace({k: sympy.sympify(v) for k, v in values.items()})

@@ -28,6 +28,7 @@ from fractions import Fraction
 from typing import Any
 
 from .finite import input_pairs
+from .budget import checkpoint
 from .outputs import finite_outputs
 from .result import Outcome, Verdict
 from .signs import SignContext
@@ -131,6 +132,7 @@ def search_postprocessing(density: Any, epsilon: Any, delta: Any, context: SignC
         if table is None:
             continue
         used.append((str(exp_eps), str(dlt)))
+        checkpoint(f"post-processing search at e^epsilon={exp_eps}, delta={dlt}")
         for mapping in maps:
             checked += 1
             p_broken, a_broken = _breaks(table, mapping, exp_eps, dlt)

@@ -16,9 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 from .finite import input_pairs
+from .budget import checkpoint
 from .outputs import finite_outputs, pmf_at
 from .result import Counterexample, Outcome, Step, Verdict
-from .signs import DIGITS, SignContext, evaluate
+from .signs import DIGITS, SignContext, canonical, evaluate
 
 __all__ = ["bad_sets", "prove_finite_probabilistic"]
 
@@ -32,17 +33,18 @@ def bad_sets(density: Any, epsilon: Any, context: SignContext) -> list[tuple] | 
     found = []
     outputs = finite_outputs(density)
     for a, b in input_pairs(density):
+        checkpoint(f"bad-event mass for inputs {a} vs {b}")
         bad, mass = [], sympy.Integer(0)
         for y in outputs:
             pa = pmf_at(density, y, a)
-            term = sympy.simplify(pa - sympy.exp(epsilon) * pmf_at(density, y, b))
+            term = canonical(pa - sympy.exp(epsilon) * pmf_at(density, y, b))
             decision = context.positive(term) if term != 0 else False
             if decision is None:
                 return f"whether p(y|{a}) > e^epsilon p(y|{b}) at y = {y} depends on the parameters"
             if decision:
                 bad.append(y)
                 mass += pa
-        found.append((a, b, tuple(bad), sympy.simplify(mass)))
+        found.append((a, b, tuple(bad), canonical(mass)))
     return found
 
 

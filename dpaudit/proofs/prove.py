@@ -12,6 +12,12 @@ Routes (each procedure's module docstring states its Preconditions / Claim / Pro
 The claim is checked for all parameter values allowed by the declared assumptions, unless the caller
 asks for the numeric instance (``numeric=True``) or restates the claim with numbers that differ from the
 declared symbolic epsilon/delta at the instance.
+
+Every proof runs under a time budget (:mod:`.budget`, default :data:`DEFAULT_TIME_BUDGET` seconds);
+past it the verdict is ``unknown`` with the reason "time budget exhausted at step ...".  A density's
+``note`` (how the implementation relates to the declared density: float arithmetic, grids) is carried
+into the result's details, and a note that says the algebra is proved but the float implementation is
+not is repeated in the reason of a "proved" verdict.
 """
 
 from __future__ import annotations
@@ -24,11 +30,15 @@ from typing import Any
 from ..claims import ApproxDP, Claim, ProbabilisticDP, PureDP
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
+from .budget import BudgetExhausted, checkpoint
+from .budget import time_budget as time_budget_context
 from .result import Certificate, Outcome, ProofResult, Step, Verdict
 from .signs import SignContext
 from .theorems import Composition, parallel, sequential
 
-__all__ = ["prove"]
+__all__ = ["DEFAULT_TIME_BUDGET", "prove"]
+
+DEFAULT_TIME_BUDGET = 10.0
 
 
 def _load_density(mechanism: Mechanism) -> Any:
@@ -174,7 +184,13 @@ def _via_pure(density: Any, eps: Any, context: SignContext, kind: str) -> Outcom
     )
 
 
-def prove(mechanism: Any, *, claim: Claim | None = None, numeric: bool = False) -> ProofResult:
+def prove(
+    mechanism: Any,
+    *,
+    claim: Claim | None = None,
+    numeric: bool = False,
+    time_budget: float | None = DEFAULT_TIME_BUDGET,
+) -> ProofResult:
     """Prove or refute a mechanism's privacy claim from its declared density.
 
     Parameters
@@ -185,6 +201,9 @@ def prove(mechanism: Any, *, claim: Claim | None = None, numeric: bool = False) 
         Restate the claim (default: the mechanism's own).
     numeric : bool
         Check the catalogue instance's parameter values only, instead of all parameter values.
+    time_budget : float or None
+        Seconds after which the proof stops with verdict ``unknown`` ("time budget exhausted at
+        step ..."); ``None`` for no limit.
 
     Returns
     -------
@@ -193,12 +212,14 @@ def prove(mechanism: Any, *, claim: Claim | None = None, numeric: bool = False) 
         50 digits, or ``unknown`` with the step that could not be decided.
     """
     start = time.perf_counter()
+    if time_budget is not None and not (isinstance(time_budget, (int, float)) and time_budget > 0):
+        raise InvalidArgument(f"time_budget={time_budget!r} must be a positive number of seconds or None")
     if isinstance(mechanism, str):
         from ..mechanisms.targets import resolve
 
         mechanism = resolve(mechanism)
     if isinstance(mechanism, Composition):
-        return _prove_composition(mechanism, start, numeric)
+        return _prove_composition(mechanism, start, numeric, time_budget)
     if not isinstance(mechanism, Mechanism):
         raise InvalidArgument(f"mechanism={mechanism!r} must be a Mechanism, a Composition or a catalogue name")
     if claim is not None and not isinstance(claim, (PureDP, ApproxDP, ProbabilisticDP)):
@@ -206,20 +227,45 @@ def prove(mechanism: Any, *, claim: Claim | None = None, numeric: bool = False) 
     claim = claim or mechanism.claim
     density = _load_density(mechanism)
     density, eps, dlt, scope = _setup(density, claim, numeric)
-    context = SignContext(density.parameters, _default_assumptions(density), dict(density.instance))
-    from .verify import normalisation_error
-
-    point = context.parameter_points()[0] if context.instance else {}
-    problem = normalisation_error(density, point) if point or not density.parameters else None
     try:
-        if problem is not None:
-            outcome = Outcome(Verdict.UNKNOWN, f"not a probability distribution: {problem}", "normalisation check")
-        else:
-            outcome = _route(density, claim, eps, dlt, context)
-    except (NotImplementedError, RecursionError, TypeError, ValueError, AttributeError) as exc:
-        outcome = Outcome(Verdict.UNKNOWN, f"sympy could not complete a step: {type(exc).__name__}: {exc}", "none")
+        with time_budget_context(time_budget):
+            outcome = _decide(density, claim, eps, dlt)
+    except BudgetExhausted as exc:
+        limit = "the enclosing budget" if time_budget is None else f"{time_budget:g} s"
+        outcome = Outcome(Verdict.UNKNOWN, f"time budget exhausted at step {exc.step!r} (limit {limit})", "time budget")
+    _add_note(outcome, density)
+    if outcome.verdict is Verdict.PROVED and mechanism.flaw:
+        outcome.details.setdefault("flaw_outside_the_density", mechanism.flaw)
     scope = outcome.scope or scope
     return _result(mechanism.name, claim, eps, dlt, density, outcome, scope, start)
+
+
+def _decide(density: Any, claim: Claim, eps: Any, dlt: Any) -> Outcome:
+    from .verify import normalisation_error
+
+    checkpoint("normalisation check")
+    context = SignContext(density.parameters, _default_assumptions(density), dict(density.instance))
+    point = context.parameter_points()[0] if context.instance else {}
+    problem = normalisation_error(density, point) if point or not density.parameters else None
+    if problem is not None:
+        return Outcome(Verdict.UNKNOWN, f"not a probability distribution: {problem}", "normalisation check")
+    try:
+        return _route(density, claim, eps, dlt, context)
+    except (NotImplementedError, RecursionError, TypeError, ValueError, AttributeError) as exc:
+        return Outcome(Verdict.UNKNOWN, f"sympy could not complete a step: {type(exc).__name__}: {exc}", "none")
+
+
+# Words in a density's note that mean: the declared (exact) density is proved, the implementation is not.
+_IMPLEMENTATION_CAVEATS = ("floating point", "float arithmetic", "double precision")
+
+
+def _add_note(outcome: Outcome, density: Any) -> None:
+    note = getattr(density, "note", "") or ""
+    if not note:
+        return
+    outcome.details.setdefault("density_note", note)
+    if outcome.verdict is Verdict.PROVED and any(word in note.lower() for word in _IMPLEMENTATION_CAVEATS):
+        outcome.reason += f"; proved for the declared exact density only -- {note}"
 
 
 def _result(name: str, claim: Claim, eps: Any, dlt: Any, density: Any, outcome: Outcome, scope: str, start: float) -> ProofResult:
@@ -252,8 +298,9 @@ def _result(name: str, claim: Claim, eps: Any, dlt: Any, density: Any, outcome: 
     )
 
 
-def _prove_composition(composition: Composition, start: float, numeric: bool) -> ProofResult:
-    parts = [prove(part, numeric=numeric) for part in composition.parts]
+def _prove_composition(composition: Composition, start: float, numeric: bool, budget: float | None) -> ProofResult:
+    with time_budget_context(budget):
+        parts = [prove(part, numeric=numeric, time_budget=budget) for part in composition.parts]
     failed = [p for p in parts if not p.proved]
     claim = composition.claim
     if failed:

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .budget import checkpoint
 from .result import Counterexample, Outcome, Step, Verdict
-from .signs import DIGITS, SignContext, exceeds
+from .signs import DIGITS, SignContext, exceeds, tidy
 from .supremum import Candidate, NotDecidable, candidates_on_line
 from .verify import interval_mass, log_ratio_at
 
@@ -84,7 +85,7 @@ def _largest(values: list[Any], context: SignContext) -> Any:
 
     unique: list[Any] = []
     for value in values:
-        if all(sympy.simplify(value - u) != 0 for u in unique):
+        if all(tidy(value - u) != 0 for u in unique):
             unique.append(value)
     for candidate in unique:
         if all(context.nonnegative(candidate - other) for other in unique if other is not candidate):
@@ -120,11 +121,11 @@ def prove_query_density(density: Any, epsilon: Any, context: SignContext) -> Out
         )
     ]
     shifted = sympy.expand(ratio.xreplace({y: q + z for y, q, z in zip(outputs, inputs, zs)}))
-    shifted = sympy.simplify(shifted) if k == 1 else shifted
+    shifted = tidy(shifted) if k == 1 else shifted
     steps.append(Step("translate", shifted, "substitute y = q + z"))
     try:
         parts, constant = _split_by_coordinate(shifted, zs)
-        if k > 1 and sympy.simplify(constant) != 0:
+        if k > 1 and tidy(constant) != 0:
             raise NotDecidable(f"the normalising constants do not cancel: {constant} remains")
         if k == 1:
             parts[0] = parts[0] + constant
@@ -132,7 +133,8 @@ def prove_query_density(density: Any, epsilon: Any, context: SignContext) -> Out
         for i in range(k):
             found: list[tuple[int, Candidate]] = []
             for sign in (1, -1):
-                line = sympy.simplify(parts[i].subs(ws[i], sign * s))
+                checkpoint(f"density ratio: case split of coordinate {i + 1}, w = {'+' if sign > 0 else '-'}s")
+                line = tidy(parts[i].subs(ws[i], sign * s))
                 if line.has(*inputs):
                     raise NotDecidable(f"the log-ratio still depends on the query value after y = q + z: {line}")
                 cands = candidates_on_line(line, zs[i], context)
@@ -187,8 +189,8 @@ def _finish_product(density, epsilon, context, steps, per_coordinate, s) -> Outc
             for _, c in found:
                 if c.value is sympy.S.NegativeInfinity:
                     continue
-                slope = sympy.simplify(c.value.subs(s, 1))
-                if sympy.simplify(c.value - slope * s) != 0:
+                slope = tidy(c.value.subs(s, 1))
+                if tidy(c.value - slope * s) != 0:
                     raise NotDecidable(f"coordinate supremum {c.value} is not proportional to |w_i|")
                 slopes.append(slope)
             maxima.append(_largest(slopes, context))
@@ -203,11 +205,11 @@ def _finish_product(density, epsilon, context, steps, per_coordinate, s) -> Outc
             rule = "l2 ball: sum_i alpha_i |w_i| <= ||alpha||_2 (Cauchy-Schwarz)"
     except NotDecidable as exc:
         return _search_or_unknown(density, epsilon, context, steps, f"undecided step: {exc}")
-    steps.append(Step("supremum", sympy.simplify(bound), f"per coordinate sup_z L_i = alpha_i |w_i| with alpha = {maxima}; {rule}"))
-    decision = context.nonnegative(sympy.simplify(epsilon - bound))
+    steps.append(Step("supremum", tidy(bound), f"per coordinate sup_z L_i = alpha_i |w_i| with alpha = {maxima}; {rule}"))
+    decision = context.nonnegative(tidy(epsilon - bound))
     if decision is not True:
         return _search_or_unknown(density, epsilon, context, steps, f"cannot show {bound} <= {epsilon}")
-    steps.append(Step("final inequality", sympy.Le(sympy.simplify(bound), epsilon), "decided for all parameters"))
+    steps.append(Step("final inequality", sympy.Le(tidy(bound), epsilon), "decided for all parameters"))
     return Outcome(Verdict.PROVED, f"sup_y L(y) <= {epsilon} for all neighbours", METHOD, steps)
 
 
@@ -266,6 +268,7 @@ def find_counterexample(density, epsilon, context: SignContext, max_points: int 
         if integer_outputs:
             offsets = sorted({sympy.floor(o) for o in offsets} | {sympy.ceiling(o) for o in offsets}, key=lambda x: abs(float(x)))
         for move in _moves(k, density.norm):
+            checkpoint("density ratio: counterexample search")
             a = tuple(sympy.Integer(0) for _ in range(k))
             b = tuple(delta_q * m for m in move)
             if integer_outputs and not all(sympy.sympify(v).is_integer for v in b):
@@ -322,7 +325,7 @@ def _violation_set(density, epsilon, point, a, b) -> tuple[str | None, float | N
 
     y, q = density.outputs[0], density.inputs[0]
     ld = log_density(density.expr.subs(point))
-    ratio = sympy.simplify(ld.subs(q, a[0]) - ld.subs(q, b[0]))
+    ratio = tidy(ld.subs(q, a[0]) - ld.subs(q, b[0]))
     try:
         region = sympy.solveset(ratio - epsilon.subs(point) > 0, y, sympy.S.Reals)
     except (NotImplementedError, TypeError, ValueError):

@@ -20,7 +20,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DIGITS", "SignContext"]
+__all__ = ["DIGITS", "SignContext", "canonical", "is_zero", "tidy"]
 
 DIGITS = 50
 
@@ -127,6 +127,9 @@ class SignContext:
     def _decide(self, expr: Any) -> bool | None:
         import sympy
 
+        from .budget import checkpoint
+
+        checkpoint()
         if expr.is_nonnegative:
             return True
         if expr.is_negative:
@@ -205,12 +208,42 @@ class SignContext:
         return None
 
 
+def canonical(expr: Any) -> Any:
+    """A cheap normal form: powers of the same base merged, one fraction, common factors cancelled.
+
+    ``simplify`` costs 0.1-0.5 s per call (NOTES A4, pitfall 8); this costs milliseconds and is what
+    the enumerations use.  It is a normal form for rational functions of the atoms (exponentials
+    included), so a zero difference of two such expressions comes out as 0.
+    """
+    import sympy
+
+    expr = sympy.powsimp(sympy.sympify(expr))
+    if expr.has(sympy.Piecewise, sympy.Max, sympy.Min, sympy.Abs):
+        return expr
+    try:
+        return sympy.cancel(expr)
+    except sympy.PolynomialError:
+        return expr
+
+
+def tidy(expr: Any) -> Any:
+    """:func:`canonical` after expanding products and logarithms' sums: the cheap stand-in for ``simplify``."""
+    import sympy
+
+    return canonical(sympy.expand(sympy.sympify(expr)))
+
+
+def is_zero(expr: Any) -> bool:
+    """True when :func:`canonical` reduces ``expr`` to 0 (False may still be a zero sympy missed)."""
+    return canonical(expr) == 0
+
+
 def evaluate(expr: Any, point: dict[Any, Any]) -> Any:
     """``expr`` at ``point`` as an mpmath number at :data:`DIGITS` digits (None if not real and finite)."""
     import mpmath
     import sympy
 
-    value = sympy.sympify(expr).subs(point)
+    value = sympy.sympify(expr).xreplace({k: sympy.sympify(v) for k, v in point.items()})
     if value.free_symbols:
         return None
     if value is sympy.oo:

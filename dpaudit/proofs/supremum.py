@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .signs import SignContext
+from .signs import SignContext, tidy
 
 __all__ = ["Candidate", "NotDecidable", "candidates_on_line"]
 
@@ -67,8 +67,8 @@ def _breakpoints(expr: Any, z: Any) -> list[Any]:
         for root in roots:
             if root.has(sympy.I):
                 continue
-            if all(sympy.simplify(root - p) != 0 for p in points):
-                points.append(sympy.simplify(root))
+            if all(tidy(root - p) != 0 for p in points):
+                points.append(tidy(root))
     return points
 
 
@@ -108,9 +108,9 @@ def _holds(relation: Any, point: Any, z: Any, context: SignContext) -> bool:
     elif isinstance(value, (sympy.StrictLessThan, sympy.LessThan)):
         decision = context.positive(-difference) if isinstance(value, sympy.StrictLessThan) else context.nonnegative(-difference)
     elif isinstance(value, sympy.Eq):
-        decision = sympy.simplify(difference) == 0
+        decision = tidy(difference) == 0
     elif isinstance(value, sympy.Ne):
-        decision = sympy.simplify(difference) != 0
+        decision = tidy(difference) != 0
     else:
         decision = None
     if decision is None:
@@ -128,7 +128,7 @@ def _smooth_piece(expr: Any, z: Any, point: Any, context: SignContext) -> Any:
             return 1
         if context.positive(-value):
             return -1
-        if sympy.simplify(value) == 0:
+        if tidy(value) == 0:
             return 0
         raise NotDecidable(f"cannot decide the sign of {argument} at {z} = {point}")
 
@@ -161,25 +161,28 @@ def candidates_on_line(expr: Any, z: Any, context: SignContext) -> list[Candidat
     """Every candidate for ``sup_z expr`` (z real); raises :class:`NotDecidable` on an undecided step."""
     import sympy
 
+    from .budget import checkpoint
+
+    checkpoint()
     points = _order(_breakpoints(expr, z), context)
     candidates: list[Candidate] = []
     for point in points:
         value = expr.subs(z, point)
         if isinstance(value, sympy.Piecewise) or value.has(sympy.Piecewise):
             value = _smooth_piece(expr, z, point, context).subs(z, point)
-        candidates.append(Candidate(sympy.simplify(value), "point", point))
+        candidates.append(Candidate(tidy(value), "point", point))
     if points:
         middles = [points[0] - 1] + [(a + b) / 2 for a, b in zip(points, points[1:])] + [points[-1] + 1]
         ends = [(-sympy.oo, points[0])] + list(zip(points, points[1:])) + [(points[-1], sympy.oo)]
     else:
         middles, ends = [sympy.Integer(0)], [(-sympy.oo, sympy.oo)]
     for middle, (low, high) in zip(middles, ends):
-        piece = sympy.simplify(_smooth_piece(expr, z, middle, context))
+        piece = tidy(_smooth_piece(expr, z, middle, context))
         for end, direction in ((low, "+"), (high, "-")):
             if end in (sympy.oo, -sympy.oo):
-                candidates.append(Candidate(sympy.simplify(sympy.limit(piece, z, end)), "limit", end))
+                candidates.append(Candidate(tidy(sympy.limit(piece, z, end)), "limit", end))
             else:
-                one_sided = sympy.simplify(piece.subs(z, end))
+                one_sided = tidy(piece.subs(z, end))
                 if one_sided.has(sympy.nan, sympy.zoo):
                     one_sided = sympy.limit(piece, z, end, dir=direction)
                 candidates.append(Candidate(one_sided, "one-sided", end))
@@ -198,5 +201,5 @@ def candidates_on_line(expr: Any, z: Any, context: SignContext) -> list[Candidat
                 high != sympy.oo and context.nonnegative(root - high)
             )
             if not outside:
-                candidates.append(Candidate(sympy.simplify(piece.subs(z, root)), "point", root))
+                candidates.append(Candidate(tidy(piece.subs(z, root)), "point", root))
     return candidates

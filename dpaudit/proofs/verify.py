@@ -24,7 +24,7 @@ def density_value(expr: Any, outputs: tuple, inputs: tuple, y: Any, q: Any, poin
     values = dict(point)
     values.update({o: sympy.nsimplify(v, rational=True) for o, v in zip(outputs, ys)})
     values.update({i: sympy.nsimplify(v, rational=True) for i, v in zip(inputs, qs)})
-    value = sympy.sympify(expr).subs(values)
+    value = sympy.sympify(expr).xreplace({k: sympy.sympify(v) for k, v in values.items()})
     if value.free_symbols:
         return None
     number = sympy.N(value, DIGITS)
@@ -58,7 +58,7 @@ def interval_mass(expr: Any, output: Any, inputs: tuple, q: Any, point: dict, lo
     qs = q if isinstance(q, (tuple, list)) else (q,)
     values = dict(point)
     values.update({i: sympy.nsimplify(v, rational=True) for i, v in zip(inputs, qs)})
-    function = sympy.lambdify(output, sympy.sympify(expr).subs(values), modules="mpmath")
+    function = sympy.lambdify(output, sympy.sympify(expr).xreplace({k: sympy.sympify(v) for k, v in values.items()}), modules="mpmath")
     with mpmath.workdps(30):
         lo = -mpmath.inf if low is None else mpmath.mpf(str(sympy.N(low, 30)))
         hi = mpmath.inf if high is None else mpmath.mpf(str(sympy.N(high, 30)))
@@ -92,7 +92,7 @@ def normalisation_error(density: Any, point: dict) -> str | None:
             elif len(density.outputs) == 1:
                 values = dict(point)
                 values.update({i: sympy.nsimplify(v) for i, v in zip(density.inputs, x)})
-                expr = sympy.sympify(density.expr).subs(values)
+                expr = sympy.sympify(density.expr).xreplace({k: sympy.sympify(v) for k, v in values.items()})
                 function = sympy.lambdify(density.outputs[0], expr, modules="mpmath")
                 try:
                     if density.discrete:

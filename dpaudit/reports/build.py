@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._validation import check_nonnegative_int, check_positive_finite, check_positive_int, check_probability_open
-from ..errors import DPAuditError
+from ..errors import DPAuditError, InvalidArgument
 from .model import KIND, SCHEMA_VERSION, claim_equations, environment, jsonable, outcome, section
 
 __all__ = ["STAGES", "build_report"]
@@ -79,6 +79,7 @@ def build_report(
     confidence: float = 0.95,
     plots: bool = True,
     checks: bool = True,
+    skip_checks: tuple[str, ...] = (),
     plot_samples: int | None = None,
     proof_timeout: float | None = None,
     env: dict[str, Any] | None = None,
@@ -94,6 +95,8 @@ def build_report(
         The seed is drawn and recorded when absent, so every report can be reproduced.
     plots, checks : bool
         Draw the figures / run the implementation checks.
+    skip_checks : tuple of str
+        Implementation checks not to run (names from :data:`.checks.CHECKS`); listed as skipped.
     plot_samples : int, optional
         Re-sampled outputs per side for the figures (default :data:`.plots.PLOT_SAMPLES`).
     proof_timeout : float, optional
@@ -123,6 +126,10 @@ def build_report(
         check_positive_int("plot_samples", plot_samples)
     if proof_timeout is not None:
         check_positive_finite("proof_timeout", proof_timeout)
+    from .checks import CHECKS
+
+    if set(skip_checks) - set(CHECKS):
+        raise InvalidArgument(f"skip_checks={tuple(skip_checks)!r} must name checks among {', '.join(CHECKS)}")
     tick = progress or (lambda stage: None)
     mechanism = resolve(target, epsilon=epsilon, delta=delta)
     seed = fresh_seed() if seed is None else seed
@@ -142,7 +149,8 @@ def build_report(
         from .checks import implementation_checks
 
         budget = audit_dict["samples"] if audit_dict else (samples or 100_000)
-        check_sections = jsonable(implementation_checks(mechanism, pair, samples=budget, seed=seed, confidence=confidence))
+        check_sections = jsonable(implementation_checks(
+            mechanism, pair, samples=budget, seed=seed, confidence=confidence, skip=tuple(skip_checks)))
     tick("checks")
 
     figures: list[dict[str, Any]] = []

@@ -20,19 +20,22 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DPAuditError
+from ..errors import DPAuditError, InvalidArgument
 from .model import section
 
-__all__ = ["CHECK_SAMPLES", "implementation_checks"]
+__all__ = ["CHECKS", "CHECK_SAMPLES", "implementation_checks"]
 
 CHECK_SAMPLES = 50_000
+CHECKS = ("float-support", "lattice", "correlated-noise", "sensitivity")
 
 
 def _envelope(name: str, status: str, result: dict[str, Any] | None = None, note: str = "") -> dict[str, Any]:
     return {"name": name, **section(status, result, note)}
 
 
-def _run(name: str, call: Callable[[], Any]) -> dict[str, Any]:
+def _run(name: str, call: Callable[[], Any], skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    if name in skip:
+        return _envelope(name, "skipped", note="not requested")
     try:
         finding = call()
     except (DPAuditError, ValueError, TypeError, ArithmeticError) as exc:
@@ -54,9 +57,27 @@ def _output_kind(mechanism: Any, data: Any) -> str:
 
 
 def implementation_checks(
-    mechanism: Any, pair: tuple[Any, Any], *, samples: int, seed: int, confidence: float
+    mechanism: Any,
+    pair: tuple[Any, Any],
+    *,
+    samples: int,
+    seed: int,
+    confidence: float,
+    skip: tuple[str, ...] = (),
 ) -> list[dict[str, Any]]:
-    """Run every applicable check on the ordered ``pair`` with ``min(samples, CHECK_SAMPLES)`` per side."""
+    """Run every applicable check of :data:`CHECKS` not in ``skip`` on the ordered ``pair``.
+
+    Sampling checks draw ``min(samples, CHECK_SAMPLES)`` outputs per side; skipped checks are listed
+    as ``skipped`` with the reason.
+    """
+    unknown = sorted(set(skip) - set(CHECKS))
+    if unknown:
+        raise InvalidArgument(f"skip={unknown!r} must name checks among {', '.join(CHECKS)}")
+    return _applicable(mechanism, pair, samples=samples, seed=seed, confidence=confidence, skip=skip)
+
+
+def _applicable(mechanism: Any, pair: tuple[Any, Any], *, samples: int, seed: int, confidence: float,
+                skip: tuple[str, ...]) -> list[dict[str, Any]]:
     from ..auditor import correlation, float_support, lattice
 
     n = max(100, min(int(samples), CHECK_SAMPLES))
@@ -65,7 +86,7 @@ def implementation_checks(
     checks = []
     if getattr(mechanism, "noise", None) is not None:
         checks.append(_run("float-support", lambda: float_support.float_support_check(
-            mechanism, a, b, n=n, seed=seed, confidence=confidence)))
+            mechanism, a, b, n=n, seed=seed, confidence=confidence), skip))
     else:
         checks.append(_envelope("float-support", "skipped", note="the mechanism does not expose its float noise"))
     if kind == "scalar-float":
@@ -77,19 +98,19 @@ def implementation_checks(
             return lattice.lattice_check(mechanism, a, b, n_search=min(5_000, n), n_verify=n, seed=seed,
                                          confidence=confidence, queries=queries)
 
-        checks.append(_run("lattice", run_lattice))
+        checks.append(_run("lattice", run_lattice, skip))
     else:
         checks.append(_envelope("lattice", "skipped", note="the outputs are not scalar floating-point numbers"))
     if kind == "vector":
         checks.append(_run("correlated-noise", lambda: correlation.correlation_check(
-            mechanism, a, b, n_search=min(2_000, n), n_verify=n, seed=seed, confidence=confidence)))
+            mechanism, a, b, n_search=min(2_000, n), n_verify=n, seed=seed, confidence=confidence), skip))
     else:
         checks.append(_envelope("correlated-noise", "skipped", note="the outputs are not vectors"))
-    checks.append(_sensitivity(mechanism))
+    checks.append(_sensitivity(mechanism, skip))
     return checks
 
 
-def _sensitivity(mechanism: Any) -> dict[str, Any]:
+def _sensitivity(mechanism: Any, skip: tuple[str, ...]) -> dict[str, Any]:
     from ..neighbours import AddRemove, Replace
 
     if mechanism.query is None or mechanism.sensitivity is None:
@@ -98,4 +119,4 @@ def _sensitivity(mechanism: Any) -> dict[str, Any]:
         return _envelope("sensitivity", "skipped", note="the check searches datasets (add/remove or replace neighbours)")
     from ..auditor.sensitivity import falsify_sensitivity
 
-    return _run("sensitivity", lambda: falsify_sensitivity(mechanism))
+    return _run("sensitivity", lambda: falsify_sensitivity(mechanism), skip)

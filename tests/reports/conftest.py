@@ -30,7 +30,10 @@ FIXED_ENVIRONMENT = {
 # violation with probability at most 1e-6, whatever the seed, so the expectations below do not depend
 # on a lucky seed.  (At this budget the audit of a correct entry is then "underpowered"; its proof
 # carries the verdict.)
-SMALL = {"samples": 20_000, "seed": 20260101, "confidence": 1 - 1e-6, "plot_samples": 4_000}
+# The sensitivity search (hypothesis, 300 examples) is skipped here to keep the tests fast; it has a
+# test of its own in test_checks.py.
+SMALL = {"samples": 20_000, "seed": 20260101, "confidence": 1 - 1e-6, "plot_samples": 4_000,
+         "skip_checks": ("sensitivity",)}
 
 # A known-broken catalogue entry whose claim is both refuted by the prover and violated in the audit:
 # Laplace with noise scale epsilon instead of Delta/epsilon, claiming 0.1-DP with true epsilon 10.

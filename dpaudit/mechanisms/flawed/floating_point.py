@@ -42,6 +42,7 @@ from ...neighbours import AddRemove
 from ..base import Mechanism, Sampler
 from ..gaussian import classic_sigma, gaussian_density
 from ..laplace import count, laplace_density
+from ..float_noise import FloatNoise
 from ..registry import register
 
 _MIRONOV = "Mironov (2012, CCS) 'On significance of the least significant bits for differential privacy'"
@@ -58,7 +59,25 @@ _FLAW = (
 _PAIRS = (((), (1,)), ((0,), (0, 1)), ((1,), ()))
 
 
-def _float_laplace(name: str, epsilon: float, sampler: Sampler, description: str, source: str) -> Mechanism:
+def _libm_log(x: np.ndarray) -> np.ndarray:
+    """The C library's log, element by element: what numpy's own samplers call (bit-exact replay)."""
+    return np.frompyfunc(lambda t: math.log(t) if t > 0 else -math.inf, 1, 1)(x).astype(float)
+
+
+def _numpy_laplace_noise(b: float) -> FloatNoise:
+    """numpy's Generator.laplace(0, b) as a function of its uniform U = k 2^-53 (distributions.c:
+    ``U < 0.5 ? b log(2U) : -b log(2 - 2U)``), for the exact-support check."""
+    return FloatNoise(
+        lambda u: np.where(u < 0.5, b * np.log(u + u), -(b * np.log(2.0 - u - u))),
+        bits=53,
+        exact_function=lambda u: np.where(u < 0.5, b * _libm_log(u + u), -(b * _libm_log(2.0 - u - u))),
+        description=f"numpy Generator.laplace(0, {b:g})",
+    )
+
+
+def _float_laplace(
+    name: str, epsilon: float, sampler: Sampler, description: str, source: str, noise: FloatNoise
+) -> Mechanism:
     return Mechanism(
         name=name,
         claim=PureDP(epsilon),
@@ -74,6 +93,7 @@ def _float_laplace(name: str, epsilon: float, sampler: Sampler, description: str
         flaw=_FLAW.format(what="Laplace"),
         true_epsilon=math.inf,
         source=source,
+        noise=noise,
     )
 
 
@@ -95,6 +115,7 @@ def laplace_float_textbook(epsilon: float = 1.0) -> Mechanism:
         sample,
         f"textbook floating-point Laplace q + s(-b ln u) on a count, eps={epsilon:g}",
         f"{_MIRONOV}, Sect. 3 (the textbook inverse-CDF sampler)",
+        FloatNoise(lambda u: -b * np.log(u), bits=53, signed=True, description=f"-{b:g} log(u), random sign"),
     )
 
 
@@ -115,6 +136,7 @@ def laplace_scipy(epsilon: float = 1.0) -> Mechanism:
         sample,
         f"scipy.stats.laplace.rvs on a count, scale 1/eps, eps={epsilon:g}",
         f"{_MIRONOV}; scipy.stats.laplace",
+        _numpy_laplace_noise(b),  # scipy draws numpy's laplace(0, 1), then scales: the same doubles
     )
 
 
@@ -133,6 +155,7 @@ def laplace_numpy(epsilon: float = 1.0) -> Mechanism:
         sample,
         f"q + numpy Generator.laplace on a count, scale 1/eps, eps={epsilon:g}",
         f"{_MIRONOV}; numpy.random.Generator.laplace (audited by DP-Sniper and Delta-Siege)",
+        _numpy_laplace_noise(b),
     )
 
 
