@@ -348,15 +348,52 @@ class DPSession:
             pytest.fail(f"dpaudit: {_describe(mechanism)} was not proved: {verdict}. {reason}{detail}", pytrace=False)
         return result
 
-    def assert_sensitivity(self, query: Callable[[Any], Any], sensitivity: float, **options: Any) -> Any:
+    def assert_sensitivity(
+        self, query: Callable[[Any], Any], sensitivity: float, *, strategy: Any = None, **options: Any
+    ) -> Any:
         """Search (with hypothesis) for neighbouring datasets whose query values differ by more than
-        ``sensitivity``; fail with the shrunk counterexample if one is found."""
-        from dpaudit.auditor.sensitivity import falsify_sensitivity
+        ``sensitivity``; fail with the shrunk counterexample if one is found.
 
-        result = falsify_sensitivity(query, sensitivity, **options)
-        if _verdict(result) == "violation":
-            pytest.fail(f"dpaudit: declared sensitivity {sensitivity:g} is exceeded: {result}", pytrace=False)
-        return result
+        ``strategy`` is a hypothesis strategy of neighbouring pairs (e.g.
+        ``dpaudit.strategies.neighbouring_pairs(...)``); without it dpaudit's own adversarial search
+        runs (:func:`dpaudit.auditor.sensitivity.falsify_sensitivity`, options passed through: ``lo``,
+        ``hi``, ``dtype``, ``neighbours``, ``max_examples``, ``rtol``).  Deterministic either way.
+        """
+        if strategy is None:
+            from dpaudit.auditor.sensitivity import falsify_sensitivity
+
+            result = falsify_sensitivity(query, sensitivity, **options)
+            if _verdict(result) == "violation":
+                a, b = result.datasets()
+                pytest.fail(
+                    f"dpaudit: declared sensitivity {sensitivity:g} is exceeded: |f(D) - f(D')| = "
+                    f"{float(result.difference):.6g} on D={_short(a)} vs D'={_short(b)} "
+                    f"({result.examples_tried} examples tried)",
+                    pytrace=False,
+                )
+            return result
+        from hypothesis import HealthCheck, find, settings
+        from hypothesis.errors import NoSuchExample
+
+        from dpaudit.strategies import exact_gap
+
+        def breaks(pair: tuple[Any, Any]) -> bool:
+            return exact_gap(query(pair[0]), query(pair[1])) > sensitivity
+
+        quiet = settings(
+            derandomize=True, database=None, max_examples=options.get("max_examples", 300),
+            suppress_health_check=list(HealthCheck), deadline=None,
+        )
+        try:
+            a, b = find(strategy, breaks, settings=quiet)
+        except NoSuchExample:
+            return None
+        gap = float(exact_gap(query(a), query(b)))
+        pytest.fail(
+            f"dpaudit: declared sensitivity {sensitivity:g} is exceeded: |f(D) - f(D')| = {gap:.6g} "
+            f"on D={_short(a)} vs D'={_short(b)} (shrunk by hypothesis)",
+            pytrace=False,
+        )
 
     # -- bookkeeping
 
@@ -448,6 +485,11 @@ def _describe(target: Any) -> str:
     if isinstance(target, str):
         return target
     return str(getattr(target, "name", None) or getattr(target, "__qualname__", None) or type(target).__name__)
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = repr(value if not hasattr(value, "tolist") else value.tolist())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _bound_line(result: Any) -> str:

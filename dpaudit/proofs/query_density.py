@@ -26,7 +26,8 @@ from typing import Any
 from .budget import checkpoint
 from .result import Counterexample, Outcome, Step, Verdict
 from .signs import DIGITS, SignContext, exceeds, tidy
-from .supremum import Candidate, NotDecidable, candidates_on_line
+from .floor_terms import floor_candidates
+from .supremum import Candidate, NotDecidable, candidates_on_line, nonnegative_on_unit_interval
 from .verify import interval_mass, log_ratio_at
 
 __all__ = ["log_density", "prove_query_density"]
@@ -57,26 +58,6 @@ def _split_by_coordinate(expression: Any, shifts: tuple) -> tuple[list[Any], Any
         else:
             constant += term
     return parts, constant
-
-
-def _unit_interval_bound(gap: Any, s: Any, context: SignContext) -> bool | None:
-    """Is ``gap(s) >= 0`` for every s in (0, 1]?  True / False (fails for all parameters) / None."""
-    import sympy
-
-    if not gap.has(s):
-        return context.nonnegative(gap)
-    v = sympy.Symbol("_v", positive=True)
-    at_one = context.nonnegative(gap.subs(s, 1))
-    if at_one is False:
-        return False
-    inner = context.nonnegative(gap.subs(s, 1 / (1 + v)))
-    if at_one and inner:
-        return True
-    try:
-        bad = sympy.solveset(gap < 0, s, sympy.Interval.Lopen(0, 1))
-    except (NotImplementedError, TypeError, ValueError):
-        return None
-    return True if bad is sympy.S.EmptySet else None
 
 
 def _largest(values: list[Any], context: SignContext) -> Any:
@@ -137,7 +118,10 @@ def prove_query_density(density: Any, epsilon: Any, context: SignContext) -> Out
                 line = tidy(parts[i].subs(ws[i], sign * s))
                 if line.has(*inputs):
                     raise NotDecidable(f"the log-ratio still depends on the query value after y = q + z: {line}")
-                cands = candidates_on_line(line, zs[i], context)
+                if line.has(sympy.floor, sympy.ceiling):
+                    cands = floor_candidates(line, zs[i], s, context)
+                else:
+                    cands = candidates_on_line(line, zs[i], context)
                 found += [(sign, c) for c in cands]
                 steps.append(
                     Step(
@@ -164,7 +148,7 @@ def _finish_scalar(density, epsilon, context, steps, found, s) -> Outcome:
 
     values = [c.value for _, c in found if c.value is not sympy.S.NegativeInfinity]
     for value in values:
-        decision = _unit_interval_bound(epsilon - value, s, context)
+        decision = nonnegative_on_unit_interval(epsilon - value, s, context)
         if decision is not True:
             return _search_or_unknown(density, epsilon, context, steps, f"cannot show {value} <= {epsilon} for s in (0, 1]")
     steps.append(Step("supremum", sympy.Max(*values) if len(values) > 1 else values[0], "sup_z L(z) is the largest candidate"))

@@ -20,7 +20,7 @@ from typing import Any
 
 from .signs import SignContext, tidy
 
-__all__ = ["Candidate", "NotDecidable", "candidates_on_line"]
+__all__ = ["Candidate", "NotDecidable", "candidates_on_line", "nonnegative_on_unit_interval"]
 
 
 class NotDecidable(Exception):
@@ -203,3 +203,23 @@ def candidates_on_line(expr: Any, z: Any, context: SignContext) -> list[Candidat
             if not outside:
                 candidates.append(Candidate(tidy(piece.subs(z, root)), "point", root))
     return candidates
+
+
+def nonnegative_on_unit_interval(gap: Any, s: Any, context: SignContext) -> bool | None:
+    """Is ``gap(s) >= 0`` for every s in (0, 1]?  True / False (fails for all parameters) / None."""
+    import sympy
+
+    if not gap.has(s):
+        return context.nonnegative(gap)
+    v = sympy.Symbol("_v", positive=True)
+    at_one = context.nonnegative(gap.subs(s, 1))
+    if at_one is False:
+        return False
+    inner = context.nonnegative(gap.subs(s, 1 / (1 + v)))
+    if at_one and inner:
+        return True
+    try:
+        bad = sympy.solveset(gap < 0, s, sympy.Interval.Lopen(0, 1))
+    except (NotImplementedError, TypeError, ValueError):
+        return None
+    return True if bad is sympy.S.EmptySet else None

@@ -24,7 +24,7 @@ SLOW = textwrap.dedent(
     import time
 
     def slow(q, n, rng):
-        time.sleep(0.15)  # a slow sampler: each chunk takes a while, so the kill lands mid-audit
+        time.sleep(0.08)  # a slow sampler: each chunk takes a while, so the kill lands mid-audit
         return q + rng.laplace(0.0, 1.0, size=n)
     """
 )

@@ -191,3 +191,36 @@ def test_underpowered_audit_warns_instead_of_passing_silently(pytester):
     result = pytester.runpytest_subprocess("--dp-samples=100")
     result.assert_outcomes(passed=1, warnings=1)
     result.stdout.fnmatch_lines(["*UnderpoweredWarning: audit of good is underpowered*increase --dp-samples*"])
+
+
+def test_assert_sensitivity_finds_an_understated_sensitivity(pytester):
+    pytester.makepyfile(
+        test_sens='''
+import numpy as np
+from dpaudit.strategies import neighbouring_pairs
+from dpaudit import AddRemove
+
+
+def clamp_after_sum(records):
+    return float(np.clip(np.sum(np.asarray(records, dtype=float)), 0.0, 10.0))
+
+
+def clamped_sum(records):
+    return float(np.sum(np.clip(np.asarray(records, dtype=float), 0.0, 1.0)))
+
+
+def test_wrong(dp):
+    dp.assert_sensitivity(clamp_after_sum, 1.0, lo=0.0, hi=10.0)
+
+
+def test_right(dp):
+    dp.assert_sensitivity(clamped_sum, 1.0, lo=-5.0, hi=5.0)
+
+
+def test_wrong_with_a_strategy(dp):
+    dp.assert_sensitivity(clamp_after_sum, 1.0, strategy=neighbouring_pairs(AddRemove(), lo=0.0, hi=10.0))
+'''
+    )
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(["*declared sensitivity 1 is exceeded*"])
