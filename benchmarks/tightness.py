@@ -1,39 +1,63 @@
 """Tightness: the verified bound against the best bound any event could give at the same N.
 
-For each catalogue mechanism with a known finite ``true_epsilon`` (and the test mechanisms of the
-issue), audit its first recommended pair at N = 10^4, 10^5, 10^6 verification samples per side
-(``--with-1e7`` adds 10^7), confidence 0.95, and print the reported bound next to the *limit*: the
-bound obtained by plugging the exact probabilities (p, p') of the optimal event in as counts
-k = round(N p), k' = round(N p') (the median outcome), as in NOTES.md Sect. 4.  The limit is printed
-for the Clopper-Pearson union bound (the reference figures: 0.9808 / 0.9939 / 0.9981 for Laplace at
-eps = 1) and for the auditor's joint ratio test.  Optimal events, exact probabilities:
+**Part 1 (the limit).**  For each catalogue mechanism with a known finite ``true_epsilon`` and
+delta = 0, and for report noisy max (argmax, whose pmf is computed exactly), audit its first
+recommended pair at N = 10^4, 10^5, 10^6, 10^7 verification samples per side, confidence 0.95, and
+print the reported bound next to the *limit*: the bound obtained by plugging the exact probabilities
+(p, p') of the optimal event in as counts k = round(N p), k' = round(N p') (the median outcome), as
+in NOTES.md Sect. 4.  The limit is printed for the Clopper-Pearson union bound (reference figures:
+0.9808 / 0.9939 / 0.9981 for Laplace at eps = 1) and for the auditor's joint ratio test; the ratio
+is bound / limit.  Optimal events, exact probabilities:
 
 * Laplace location (scale b = Delta/eps, inputs Delta apart): half-line at the lower input,
   p = 1/2, p' = e^-eps / 2 (likelihood ratio exactly e^eps there, largest mass);
 * two-sided geometric: {y <= q_a}, p = 1/(1 + e^-eps), p' = e^-eps / (1 + e^-eps);
-* binary randomized response: the atom {a}, p = e^eps/(1 + e^eps), p' = 1/(1 + e^eps);
-* k-ary randomized response: the atom {a}, p = e^eps/(e^eps + k - 1), p' = 1/(e^eps + k - 1).
+* binary / k-ary randomized response: the atom {a}, p = e^eps/(e^eps + k - 1), p' = 1/(e^eps + k - 1);
+* report noisy max (argmax of u + Lap(b) noise): P[argmax = i] = int f_b(x - u_i) prod_{j != i}
+  F_b(x - u_j) dx (Dwork & Roth 2014, Sect. 3.3), integrated with ``scipy.integrate.quad``; the
+  limit is the maximum over all 2^k sets of outputs (the best event at this N, by enumeration).
 
 Other entries have no closed form here: their line shows ``est.``, the limit of the event the auditor
 found at the largest N with its probabilities estimated on ``--oracle-samples`` fresh samples (an
-estimate of the limit of that event, not of the optimal one).  Search samples are spent on top of N:
-``search_budget(N)`` per side (N/5, at least min(N, 20 000), at most 500 000).
+estimate of the limit of that event, not of the optimal one).
 
-Run: ``python benchmarks/tightness.py [--with-1e7] [--seed 1] [--oracle-samples 4000000]``
+**Part 2 (the peers).**  The published DP-Sniper / StatDP bounds of :mod:`peers` (confidence 0.90,
+2 x 10^8 verification samples per side, claims epsilon = 0.1) beside dpaudit's bound on the same
+mechanism at confidence 0.90 and N = 10^6 and 10^7 per side (plus the search samples, counted).
+
+``--quick`` runs N = 10^7 only for the four headline mechanisms (laplace, geometric, rr,
+report-noisy-max) and the peer rows at 10^6 only.  Writes benchmarks/results/tightness.json.
+
+Run: ``python benchmarks/tightness.py [--quick] [--seed 1] [--oracle-samples 4000000]``
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import math
+import platform
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
 
 import numpy as np
 
 import dpaudit
 from dpaudit.auditor import bounds, search_budget
-from dpaudit.auditor.sampling import CHUNK_VALUES
+from dpaudit.auditor.events import event_from_dict
 
+sys.path.insert(0, str(Path(__file__).parent))
+from peers import ANCHORS, CONFIDENCE as PEER_CONFIDENCE, SAMPLES_PER_SIDE as PEER_SAMPLES  # noqa: E402
+
+RESULTS = Path(__file__).parent / "results" / "tightness.json"
 CONFIDENCE = 0.95
+SIZES = (10**4, 10**5, 10**6, 10**7)
+HEADLINE = ("laplace", "geometric", "rr", "report-noisy-max")
+EXACT_PMF = ("report-noisy-max", "report-noisy-max-2")
+ROWS_PER_CHUNK = 1 << 16
 
 
 def closed_form(mechanism) -> tuple[float, float] | None:
@@ -52,20 +76,51 @@ def closed_form(mechanism) -> tuple[float, float] | None:
     return None
 
 
+def noisy_argmax_pmf(utilities: tuple[float, ...], scale: float) -> np.ndarray:
+    """P[argmax_i (u_i + Z_i) = i] for iid Z_i ~ Lap(scale), by quadrature over the winner's value."""
+    from scipy import integrate, stats
+
+    noise = stats.laplace(scale=scale)
+    u = np.asarray(utilities, dtype=float)
+    pmf = []
+    for i in range(len(u)):
+        others = np.delete(u, i)
+
+        def integrand(x, i=i, others=others):
+            return noise.pdf(x - u[i]) * float(np.prod(noise.cdf(x - others)))
+
+        lo, hi = u.min() - 60 * scale, u.max() + 60 * scale
+        pmf.append(integrate.quad(integrand, lo, hi, points=sorted(set(u.tolist())), limit=200, epsabs=1e-13)[0])
+    return np.asarray(pmf)
+
+
+def rnm_scale(mechanism) -> float:
+    """Laplace scale 2 Delta / eps of the catalogue's report noisy max."""
+    return 2 * mechanism.sensitivity / mechanism.claim.epsilon
+
+
+def best_event_limit(method: str, n: int, pmf_a: np.ndarray, pmf_b: np.ndarray, confidence: float) -> float:
+    """max over every set S of outputs (both directions) of the plug-in bound at N = n."""
+    best = -math.inf
+    outputs = range(len(pmf_a))
+    for size in range(1, len(pmf_a)):
+        for subset in itertools.combinations(outputs, size):
+            p, q = float(pmf_a[list(subset)].sum()), float(pmf_b[list(subset)].sum())
+            best = max(best, limit(method, n, p, q, confidence), limit(method, n, q, p, confidence))
+    return best
+
+
 def estimated(mechanism, result, samples: int, seed: int) -> tuple[float, float]:
     """(p, p') of the reported event, estimated on ``samples`` fresh samples per side."""
-    from dpaudit.auditor.search import search_events  # noqa: F401  (events are rebuilt from the search)
-
-    event = _event_from_spec(result.event_spec)
+    event = event_from_dict(result.event_spec)
     rng = np.random.default_rng(seed)
     probabilities = []
     for data in result.pair:
         data = _as_input(data)
         hits, done = 0, 0
         while done < samples:
-            rows = min(CHUNK_VALUES // 16, samples - done)
-            out = mechanism.sample(data, rows, rng)
-            out = out.astype(float).reshape(rows, -1)
+            rows = min(ROWS_PER_CHUNK, samples - done)
+            out = np.asarray(mechanism.sample(data, rows, rng)).astype(float).reshape(rows, -1)
             hits += int(np.count_nonzero(event.contains(out)))
             done += rows
         probabilities.append(hits / samples)
@@ -73,55 +128,124 @@ def estimated(mechanism, result, samples: int, seed: int) -> tuple[float, float]
 
 
 def _as_input(value):
-    return tuple(_as_input(v) for v in value) if isinstance(value, list) else value
+    return tuple(_as_input(v) for v in value) if isinstance(value, (list, tuple)) else value
 
 
-def _event_from_spec(spec):
-    from dpaudit.auditor.events import BinSet, Feature, Interval, RowSet, Threshold, ValueSet
-
-    feature = Feature(spec["feature"]["kind"], spec["feature"].get("index"),
-                      tuple(spec["feature"]["weights"]) if "weights" in spec["feature"] else None) if "feature" in spec else None
-    kind = spec["type"]
-    if kind == "threshold":
-        return Threshold(feature, spec["t"], spec["upper"])
-    if kind == "interval":
-        return Interval(feature, spec["lo"], spec["hi"])
-    if kind == "values":
-        return ValueSet(feature, tuple(spec["values"]))
-    if kind == "bins":
-        return BinSet(feature, tuple(spec["edges"]), tuple(spec["bins"]))
-    return RowSet(tuple(tuple(p) for p in spec["patterns"]))
-
-
-def limit(method: str, n: int, p: float, q: float, delta: float = 0.0) -> float:
+def limit(method: str, n: int, p: float, q: float, confidence: float = CONFIDENCE, delta: float = 0.0) -> float:
+    """The plug-in bound of ``method`` at counts round(n p), round(n q) out of n per side."""
     ka, kb = round(n * p), round(n * q)
-    return float(bounds.epsilon_lower_bound(method, ka, n, kb, n, CONFIDENCE, delta))
+    return float(bounds.epsilon_lower_bound(method, ka, n, kb, n, confidence, delta))
+
+
+def machine_info() -> dict:
+    import os
+
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "")
+    return {"python": platform.python_version(), "numpy": np.__version__, "nproc": os.cpu_count(), "cpu": cpu,
+            "machine": platform.machine(), "system": platform.system()}
+
+
+def limit_rows(args) -> list[dict]:
+    entries = [m for m in dpaudit.catalogue()
+               if m.pairs and m.claim.delta == 0 and m.claim.kind == "pure"
+               and ((m.true_epsilon is not None and math.isfinite(m.true_epsilon)) or m.name in EXACT_PMF)]
+    print(f"Part 1: confidence {CONFIDENCE}, seed {args.seed}; search samples per side: "
+          + ", ".join(f"N={n:.0e}: {search_budget(n)}" for n in SIZES))
+    print(f"{'mechanism':<28} {'true eps':>8} {'N':>6} {'bound':>8} {'limit CP':>9} {'limit joint':>11} "
+          f"{'ratio CP':>8} {'ratio joint':>11} {'time s':>7}  event")
+    rows = []
+    for mechanism in entries:
+        sizes = [n for n in SIZES if n < 10**7 or not args.quick or mechanism.name in HEADLINE]
+        pair = mechanism.pairs[0]
+        results = [dpaudit.audit(mechanism, pair=pair, samples=n, seed=args.seed) for n in sizes]
+        true_eps = mechanism.true_epsilon
+        if mechanism.name in EXACT_PMF:
+            pmf_a, pmf_b = (noisy_argmax_pmf(d, rnm_scale(mechanism)) for d in pair)
+            true_eps = float(np.max(np.abs(np.log(pmf_a / pmf_b))))
+            limits = [(best_event_limit("union", n, pmf_a, pmf_b, CONFIDENCE),
+                       best_event_limit(r.method, n, pmf_a, pmf_b, CONFIDENCE)) for n, r in zip(sizes, results)]
+            tag = " pmf"
+        else:
+            exact = closed_form(mechanism)
+            p, q = exact if exact is not None else estimated(mechanism, results[-1], args.oracle_samples, args.seed + 1)
+            limits = [(limit("union", n, p, q), limit(r.method, n, p, q)) for n, r in zip(sizes, results)]
+            tag = "" if exact is not None else " est."
+        for n, result, (lim_cp, lim_joint) in zip(sizes, results, limits):
+            row = dict(mechanism=mechanism.name, true_epsilon=true_eps, n=n, bound=result.epsilon_lower_bound,
+                       limit_cp=lim_cp, limit_joint=lim_joint, ratio_cp=result.epsilon_lower_bound / lim_cp,
+                       ratio_joint=result.epsilon_lower_bound / lim_joint, limit_kind=tag.strip() or "exact",
+                       event=result.event, seconds=result.elapsed_s, search_samples=result.search_samples)
+            rows.append(row)
+            print(f"{mechanism.name:<28} {true_eps:>8.4g} {n:>6.0e} {row['bound']:>8.4f} {lim_cp:>9.4f} "
+                  f"{lim_joint:>11.4f} {row['ratio_cp']:>8.3f} {row['ratio_joint']:>11.3f}{tag:<5} "
+                  f"{result.elapsed_s:>6.1f}  {result.event[:50]}", flush=True)
+    return rows
+
+
+def peer_rows(args) -> list[dict]:
+    sizes = (10**6,) if args.quick else (10**6, 10**7)
+    print(f"\nPart 2: published anchors (confidence {PEER_CONFIDENCE}, {PEER_SAMPLES:.0e} verification samples "
+          f"per side) beside dpaudit at confidence {PEER_CONFIDENCE} (samples per side: verification + search)")
+    print(f"{'benchmark':<48} {'true':>6} {'DP-Sniper':>15} {'StatDP':>7} {'samples/side':>13} {'dpaudit':>8} "
+          f"{'>= peers':>8} {'time s':>7}  event")
+    rows = []
+    for anchor in ANCHORS:
+        mechanism = anchor.build()
+        for n in sizes:
+            result = dpaudit.audit(mechanism, samples=n, seed=args.seed, confidence=PEER_CONFIDENCE)
+            peers = [v for v in (anchor.dp_sniper[1] if anchor.dp_sniper else None, anchor.statdp) if v is not None]
+            at_least = result.epsilon_lower_bound >= max(peers)
+            sniper = "-" if anchor.dp_sniper is None else (
+                f"{anchor.dp_sniper[0]:.4g}" if anchor.dp_sniper[0] == anchor.dp_sniper[1]
+                else f"{anchor.dp_sniper[0]:.4g}-{anchor.dp_sniper[1]:.4g}")
+            total = n + result.search_samples
+            leak = None
+            if anchor.catalogue == "laplace-numpy":  # the auditor's lattice leak check, same budget per side
+                from dpaudit.auditor.lattice import lattice_check
+
+                a, b = mechanism.pairs[0]
+                finding = lattice_check(mechanism, a, b, n_search=result.search_samples, n_verify=n, seed=args.seed,
+                                        confidence=PEER_CONFIDENCE, queries=(0.0, 1.0))
+                leak = {"bound": finding.epsilon_lower_bound, "event": finding.event, "proven_empty": finding.proven_empty}
+                at_least = at_least or finding.epsilon_lower_bound >= max(peers)
+            rows.append(dict(anchor.as_dict(), n=n, samples_per_side=total, fraction_of_peer_samples=total / PEER_SAMPLES,
+                             bound=result.epsilon_lower_bound, lattice=leak, at_least_peers=at_least, verdict=result.verdict.value,
+                             event=result.event, seconds=result.elapsed_s,
+                             limit_at_n=limit("union", n, 0.5, 0.5 * math.exp(-0.1), PEER_CONFIDENCE)
+                             if anchor.catalogue == "laplace" else None))
+            print(f"{anchor.benchmark:<48} {anchor.true_epsilon:>6.4g} {sniper:>15} "
+                  f"{'-' if anchor.statdp is None else f'{anchor.statdp:.4g}':>7} {total:>13.3g} "
+                  f"{result.epsilon_lower_bound:>8.4f} {'yes' if at_least else 'NO':>8} {result.elapsed_s:>7.1f}  "
+                  f"{result.event[:40]}" + (f"; lattice check: {leak['bound']:.4f} on [{leak['event']}]" if leak else ""),
+                  flush=True)
+    return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--with-1e7", action="store_true", help="also run N = 10^7")
+    parser.add_argument("--quick", action="store_true", help="N = 10^7 only for the headline mechanisms")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--oracle-samples", type=int, default=4_000_000)
+    parser.add_argument("--skip-peers", action="store_true")
     args = parser.parse_args()
-    sizes = [10**4, 10**5, 10**6] + ([10**7] if args.with_1e7 else [])
-    entries = [m for m in dpaudit.catalogue()
-               if m.true_epsilon is not None and math.isfinite(m.true_epsilon) and m.pairs and m.claim.delta == 0]
-    print(f"confidence {CONFIDENCE}, seed {args.seed}; search samples per side: "
-          + ", ".join(f"N={n:.0e}: {search_budget(n)}" for n in sizes))
-    print(f"{'mechanism':<28} {'true eps':>8} {'N':>6} {'bound':>8} {'limit CP':>9} {'limit joint':>11} "
-          f"{'ratio CP':>8} {'ratio joint':>11}  event")
-    for mechanism in entries:
-        pair = mechanism.pairs[0]
-        results = [dpaudit.audit(mechanism, pair=pair, samples=n, seed=args.seed) for n in sizes]
-        exact = closed_form(mechanism)
-        p, q = exact if exact is not None else estimated(mechanism, results[-1], args.oracle_samples, args.seed + 1)
-        tag = "" if exact is not None else " est."
-        for n, result in zip(sizes, results):
-            lim_cp, lim_joint = limit("union", n, p, q), limit(result.method, n, p, q)
-            print(f"{mechanism.name:<28} {mechanism.true_epsilon:>8.4g} {n:>6.0e} {result.epsilon_lower_bound:>8.4f} "
-                  f"{lim_cp:>9.4f} {lim_joint:>11.4f} {result.epsilon_lower_bound / lim_cp:>8.3f} "
-                  f"{result.epsilon_lower_bound / lim_joint:>11.3f}{tag}  {result.event[:60]}")
+    started = time.perf_counter()
+    rows = limit_rows(args)
+    anchors = [] if args.skip_peers else peer_rows(args)
+    RESULTS.parent.mkdir(exist_ok=True)
+    envelope = {
+        "schema_version": 1,
+        "dpaudit_version": dpaudit.__version__,
+        "datetime": datetime.now(timezone.utc).isoformat(),
+        "machine_info": machine_info(),
+        "command": "python benchmarks/tightness.py " + " ".join(sys.argv[1:]),
+        "seed": args.seed,
+        "confidence": CONFIDENCE,
+        "seconds": time.perf_counter() - started,
+        "limit": rows,
+        "peers": anchors,
+    }
+    RESULTS.write_text(json.dumps(envelope, indent=2, default=lambda v: "inf" if v == math.inf else str(v)) + "\n")
+    print(f"\nwrote {RESULTS} ({envelope['seconds']:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ _PUBLIC = {
     "ProofResult": "dpaudit.proofs",
     "audit": "dpaudit.auditor",
     "AuditResult": "dpaudit.auditor",
+    "report": "dpaudit.reports",
 }
 
 __all__ = ["__version__", *sorted(_PUBLIC)]
@@ -70,6 +71,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .mechanisms.targets import resolve
     from .neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Replace
     from .proofs import ProofResult, prove
+    from .reports import report
 
 
 def __getattr__(name: str) -> Any:

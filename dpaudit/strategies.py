@@ -244,8 +244,10 @@ def exact_gap(fa: Any, fb: Any) -> Fraction:
     ra, rb = np.asarray(fa), np.asarray(fb)
     if ra.shape != rb.shape:
         raise InvalidArgument(f"query results of shapes {ra.shape} and {rb.shape} cannot be compared")
-    if ra.dtype.kind not in "biuf" or rb.dtype.kind not in "biuf":
-        raise InvalidArgument(f"query results of dtypes {ra.dtype}, {rb.dtype} must be numeric")
+    for r in (ra, rb):
+        exact = r.dtype == object and all(isinstance(x, (Fraction, int)) for x in r.ravel().tolist())
+        if r.dtype.kind not in "biuf" and not exact:
+            raise InvalidArgument(f"query results of dtype {r.dtype} must be numeric (or exact Fractions)")
     items = zip(ra.ravel().tolist(), rb.ravel().tolist())
     return sum((abs(Fraction(x) - Fraction(y)) for x, y in items), Fraction(0))
 

@@ -2,9 +2,12 @@
 
 ``audit(target, ...)`` runs a search stage (pair and event selection) and a verification stage on
 fresh samples, and returns an :class:`AuditResult` whose ``epsilon_lower_bound`` holds with the
-stated confidence.  Modules: :mod:`.sampling` (seeded, chunked draws), :mod:`.events` (event
-families), :mod:`.bounds` (Clopper-Pearson union bound, exact joint ratio test, multiplicity),
-:mod:`.pairs` and :mod:`.search` (search stage), :mod:`.result`, :mod:`.audit`.
+stated confidence.  Modules: :mod:`.sampling` (seeded, chunked draws), :mod:`.executors` (in process,
+process pool, Dask), :mod:`.checkpoint` (resumable audits), :mod:`.events` (event families),
+:mod:`.bounds` (Clopper-Pearson union bound, exact joint ratio test, multiplicity), :mod:`.pairs`,
+:mod:`.screening` and :mod:`.search` (search stage), :mod:`.leak_events` (the implementation-leak
+checks as event families), :mod:`.verification` and :mod:`.sequential` (verification with
+anytime-valid early stopping), :mod:`.progress`, :mod:`.result`, :mod:`.audit`.
 """
 
 from __future__ import annotations

@@ -11,10 +11,10 @@ learned linear score); an event is a set of feature values:
 * :class:`BinSet` -- ``f`` falls in one of the chosen histogram bins (a histogram density-ratio region);
 * :class:`RowSet` -- the whole output row is one of the listed patterns (e.g. sparse-vector answer
   patterns);
-* :class:`AtomThreshold` -- a conjunction: one discrete feature takes a given value *and* a second
-  feature is below (or above) a threshold, e.g. "the first answered query is query 10 and the value
-  released there is <= t" (the witness of the sparse vector that releases noisy answers, Lyu, Su &
-  Li 2017, Alg. 3).
+* :class:`AtomThreshold` -- a conjunction: one discrete feature lies in a range of values *and* a
+  second feature is below (or above) a threshold, e.g. "the first answered query is one of queries
+  6..10 and the value released there is <= t" (the witness of the sparse vector that releases noisy
+  answers, Lyu, Su & Li 2017, Alg. 3).
 
 Every event is a frozen dataclass of plain values, so ``as_dict()`` is JSON-ready.
 """
@@ -222,10 +222,11 @@ class RowSet:
 
 @dataclass(frozen=True)
 class AtomThreshold:
-    """``atom_feature == atom`` and (``feature <= t`` if ``upper`` else ``feature > t``)."""
+    """``low <= atom_feature <= high`` and (``feature <= t`` if ``upper`` else ``feature > t``)."""
 
     atom_feature: Feature
-    atom: float
+    low: float
+    high: float
     feature: Feature
     t: float
     upper: bool
@@ -233,17 +234,20 @@ class AtomThreshold:
     def contains(self, rows: np.ndarray) -> np.ndarray:
         f = self.feature.values(rows)
         below = f <= self.t if self.upper else f > self.t
-        return (self.atom_feature.values(rows) == self.atom) & below
+        atoms = self.atom_feature.values(rows)
+        return (atoms >= self.low) & (atoms <= self.high) & below
 
     def describe(self) -> str:
         side = "<=" if self.upper else ">"
-        return f"{self.atom_feature.describe()} = {_num(self.atom)} and {self.feature.describe()} {side} {_num(self.t)}"
+        where = f"= {_num(self.low)}" if self.low == self.high else f"in [{_num(self.low)}, {_num(self.high)}]"
+        return f"{self.atom_feature.describe()} {where} and {self.feature.describe()} {side} {_num(self.t)}"
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "type": "atom-threshold",
             "atom_feature": self.atom_feature.as_dict(),
-            "atom": self.atom,
+            "low": self.low,
+            "high": self.high,
             "feature": self.feature.as_dict(),
             "t": self.t,
             "upper": self.upper,
@@ -275,7 +279,8 @@ def event_from_dict(spec: dict[str, Any]) -> Event:
     if kind == "atom-threshold":
         return AtomThreshold(
             _feature_from_dict(spec["atom_feature"]),
-            float(spec["atom"]),
+            float(spec["low"]),
+            float(spec["high"]),
             _feature_from_dict(spec["feature"]),
             float(spec["t"]),
             bool(spec["upper"]),

@@ -265,23 +265,38 @@ class ProcessPool:
         import multiprocessing
 
         self.workers = int(workers or os.cpu_count() or 1)
+        self.broken = False
+        self.note: str | None = None
         self._pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=self.workers, mp_context=multiprocessing.get_context("spawn")
         )
 
     def run(self, mechanism: Mechanism, ref: MechanismRef | None, tasks: Iterable[ChunkTask]) -> Iterator[ChunkResult]:
         import concurrent.futures
+        from concurrent.futures.process import BrokenProcessPool
 
-        if ref is None:
+        if ref is None or self.broken:
             yield from InProcess().run(mechanism, None, tasks)
             return
         tasks = list(tasks)
         # Groups of about 4 per worker: few round trips, yet results keep arriving for progress/checkpoints.
         size = max(1, math.ceil(len(tasks) / (4 * self.workers)))
         futures = [self._pool.submit(_run_many, ref, group) for group in _groups(tasks, size)]
+        finished: set[tuple[int, ...]] = set()
         try:
             for future in concurrent.futures.as_completed(futures):
-                yield from future.result()
+                for result in future.result():
+                    finished.add(result.key)
+                    yield result
+        except BrokenProcessPool:
+            # A worker could not start (e.g. a __main__ read from stdin cannot be re-imported under
+            # spawn) or died: run what is left here; chunk results do not depend on where they ran.
+            self.broken = True
+            self.note = (
+                "the process pool lost its workers (a __main__ read from stdin cannot be re-imported by spawned "
+                "workers, or a worker died); the remaining chunks ran in process"
+            )
+            yield from InProcess().run(mechanism, None, [t for t in tasks if t.key not in finished])
         finally:
             for future in futures:
                 future.cancel()

@@ -84,29 +84,43 @@ class Draws:
 
     def rows(self, key: tuple[int, ...], data: Any, n: int) -> np.ndarray:
         """n outputs on ``data`` as an (n, width) array, drawn in the chunks of stream ``key``."""
-        tasks = [ChunkTask(key + (c,), self.seed, data, rows) for c, rows in enumerate(chunk_sizes(n, self.width))]
+        return self.rows_many([(key, data, n)])[0]
+
+    def rows_many(self, streams: Sequence[tuple[tuple[int, ...], Any, int]]) -> list[np.ndarray]:
+        """:meth:`rows` for several (key, data, n) streams at once (one round of work for the executor)."""
+        tasks = [
+            ChunkTask(key + (c,), self.seed, data, rows)
+            for key, data, n in streams
+            for c, rows in enumerate(chunk_sizes(n, self.width))
+        ]
         parts: dict[tuple[int, ...], np.ndarray] = {}
         for result in self.executor.run(self.mechanism, self.ref, tasks):
             self._absorb(result)
             parts[result.key] = result.outputs
-        if not tasks:
-            return np.empty((0, self.width))
-        ordered = [parts[t.key] for t in tasks]
-        return np.concatenate(ordered) if len(ordered) > 1 else ordered[0]
+        out = []
+        for key, _, n in streams:
+            ordered = [parts[key + (c,)] for c in range(len(chunk_sizes(n, self.width)))]
+            out.append(np.concatenate(ordered) if len(ordered) > 1 else ordered[0] if ordered else np.empty((0, self.width)))
+        return out
 
     def counts(self, key: tuple[int, ...], data: Any, n: int, tests: Sequence[Any]) -> list[int]:
         """For each event in ``tests``, how many of n outputs on ``data`` (stream ``key``) fall in it."""
-        sizes = chunk_sizes(n, self.width)
-        done, hits, _ = self.checkpoint.done(key) if self.checkpoint is not None else (set(), [], 0)
-        total = [int(h) for h in hits] if hits else [0] * len(tests)
-        tasks = [
-            ChunkTask(key + (c,), self.seed, data, rows, tuple(tests)) for c, rows in enumerate(sizes) if c not in done
-        ]
-        self.progress(sum(rows for c, rows in enumerate(sizes) if c in done))
+        return self.counts_many([(key, data, n)], tests)[0]
+
+    def counts_many(self, streams: Sequence[tuple[tuple[int, ...], Any, int]], tests: Sequence[Any]) -> list[list[int]]:
+        """:meth:`counts` for several (key, data, n) streams at once; finished chunks come from the checkpoint."""
+        totals: dict[tuple[int, ...], list[int]] = {}
+        tasks = []
+        for key, data, n in streams:
+            sizes = chunk_sizes(n, self.width)
+            done, hits, _ = self.checkpoint.done(key) if self.checkpoint is not None else (set(), [], 0)
+            totals[key] = [int(h) for h in hits] if hits else [0] * len(tests)
+            tasks += [ChunkTask(key + (c,), self.seed, data, rows, tuple(tests)) for c, rows in enumerate(sizes) if c not in done]
+            self.progress(sum(rows for c, rows in enumerate(sizes) if c in done))
         for result in self.executor.run(self.mechanism, self.ref, tasks):
             self._absorb(result)
-            total = [t + h for t, h in zip(total, result.hits or ())]
+            stream = result.key[:-1]
+            totals[stream] = [t + h for t, h in zip(totals[stream], result.hits or ())]
             if self.checkpoint is not None:
-                self.checkpoint.add(key, result.key[-1], result.hits or (), result.rows)
-        return total
-
+                self.checkpoint.add(stream, result.key[-1], result.hits or (), result.rows)
+        return [totals[key] for key, _, _ in streams]

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .leak_events import leak_families
 from .sampling import Draws
 from .search import Scored, Scorer, search_events
 
@@ -37,6 +38,7 @@ class SearchOutcome:
     found: list[Scored]
     samples: int
     rounds: tuple[tuple[int, ...], ...]
+    notes: tuple[str, ...] = ()
 
 
 def _objective(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> float:
@@ -44,8 +46,13 @@ def _objective(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> float:
     return found[0].objective if found else -math.inf
 
 
-def search_stage(draws: Draws, pairs: list[tuple[Any, Any]], n_search: int, score: Scorer) -> SearchOutcome:
-    """Screen ``pairs`` by successive halving, then search events on the winner (see the module docstring)."""
+def search_stage(
+    draws: Draws, pairs: list[tuple[Any, Any]], n_search: int, score: Scorer, checks: tuple[str, ...] = ()
+) -> SearchOutcome:
+    """Screen ``pairs`` by successive halving, then search events on the winner (see the module docstring).
+
+    The leak-check families named in ``checks`` (:mod:`.leak_events`) join the event search on the winner.
+    """
     pools: dict[int, list[list[np.ndarray]]] = {}
     survivors = list(range(len(pairs)))
     spent = 0
@@ -59,8 +66,9 @@ def search_stage(draws: Draws, pairs: list[tuple[Any, Any]], n_search: int, scor
             for i in survivors:
                 a, b = pairs[i]
                 pool = pools.setdefault(i, [[], []])
-                pool[0].append(draws.rows((0, 0, r, i, 0), a, share))
-                pool[1].append(draws.rows((0, 0, r, i, 1), b, share))
+                new_a, new_b = draws.rows_many([((0, 0, r, i, 0), a, share), ((0, 0, r, i, 1), b, share)])
+                pool[0].append(new_a)
+                pool[1].append(new_b)
                 scores[i] = _objective(np.concatenate(pool[0]), np.concatenate(pool[1]), score)
             spent += share * len(survivors)
             rounds.append(tuple(survivors))
@@ -70,8 +78,11 @@ def search_stage(draws: Draws, pairs: list[tuple[Any, Any]], n_search: int, scor
     winner = survivors[0]
     a, b = pairs[winner]
     fresh = max(n_search - spent, n_search // 2)
-    rows_a, rows_b = draws.rows((0, 1, 0), a, fresh), draws.rows((0, 1, 1), b, fresh)
+    rows_a, rows_b = draws.rows_many([((0, 1, 0), a, fresh), ((0, 1, 1), b, fresh)])
     if winner in pools:
         rows_a = np.concatenate([*pools[winner][0], rows_a])
         rows_b = np.concatenate([*pools[winner][1], rows_b])
-    return SearchOutcome(winner, search_events(rows_a, rows_b, score), spent + fresh, tuple(rounds))
+    found = search_events(rows_a, rows_b, score)
+    leaks, notes = leak_families(draws.mechanism, (a, b), rows_a, rows_b, score, checks)
+    found = sorted(found + leaks, key=lambda s: (-s.objective, -(s.hits_a if s.forward else s.hits_b)))
+    return SearchOutcome(winner, found, spent + fresh, tuple(rounds), tuple(notes))

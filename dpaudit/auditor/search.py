@@ -17,9 +17,10 @@ Families, per feature:
 * for vector outputs: each coordinate, the sum, max, min, argmax and number of non-zero coordinates,
   a learned linear score (Fisher's discriminant w = (S_a + S_b)^-1 (mu_a - mu_b); Fisher 1936),
   whole-row patterns when rows take few distinct values (sparse-vector answer patterns), and the
-  conjunctions "the first non-zero coordinate is i and its value is <= t (or > t)" for every i and
-  every cut t (sparse vector releasing the noisy answer, Lyu, Su & Li 2017, Alg. 3: the witness
-  is "no answer on queries 1..k-1 and the released value on query k is <= t").
+  conjunctions "the first non-zero coordinate is i (or in [i, width - 1]) and its value is <= t (or
+  > t)" for every i and cut t (sparse vector releasing the noisy answer, Lyu, Su & Li 2017, Alg. 3:
+  with every query at the threshold, "no answer before query i and the released value <= t" has
+  log-ratio up to i eps / (2c) while keeping mass ~1e-3).
 
 Choosing the event by maximising the bound on these samples is selection; it is only honest because
 the reported bound is recomputed on fresh verification samples.
@@ -217,40 +218,40 @@ FIRST_VALUE = Feature("first-nonzero-value")
 
 
 def _first_answer_thresholds(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> list[Scored]:
-    """Events "first non-zero coordinate = i and its value <= t" (and "> t"), every i and cut t.
+    """Events "first non-zero coordinate in [i, j] and its value <= t" (and "> t").
 
-    The counts of each conjunction are out of all samples of a side, so the bound scores the event
-    itself, not a conditional probability.
+    The ranges are single indices i and the tails [i, width - 1] (an answer at query i or later); the
+    cuts t are the distinct values in the range, thinned as for thresholds.  Counts are out of all
+    samples of a side, so the bound scores the event itself, not a conditional probability.
     """
-    na, nb = rows_a.shape[0], rows_b.shape[0]
+    na, nb, width = rows_a.shape[0], rows_b.shape[0], rows_a.shape[1]
     ia, ib = FIRST.values(rows_a), FIRST.values(rows_b)
     va, vb = FIRST_VALUE.values(rows_a), FIRST_VALUE.values(rows_b)
-    atoms, low_counts, high_counts, make_low, make_high = [], [], [], [], []
-    for atom in np.unique(np.r_[ia, ib]):
-        if atom >= rows_a.shape[1]:
-            continue  # no non-zero coordinate: the value is the constant 0
-        f = _Sorted.of(va[ia == atom], vb[ib == atom])
+    answered = [int(i) for i in np.unique(np.r_[ia, ib]) if i < width]
+    ranges = sorted({(i, i) for i in answered} | {(i, width - 1) for i in answered})
+    low, high = ([], [], []), ([], [], [])
+    for lo, hi in ranges:
+        in_a, in_b = (ia >= lo) & (ia <= hi), (ib >= lo) & (ib <= hi)
+        f = _Sorted.of(va[in_a], vb[in_b])
         cuts = _cuts(f.unique)
         if cuts.size == 0:
             continue
         ka = np.searchsorted(f.sa, cuts, side="right")
         kb = np.searchsorted(f.sb, cuts, side="right")
-        atoms.append(atom)
-        low_counts.append((ka, kb))
-        high_counts.append((f.sa.size - ka, f.sb.size - kb))
-        make_low += [(float(atom), float(t)) for t in cuts]
-        make_high += [(float(atom), float(t)) for t in cuts]
-    if not atoms:
-        return []
+        made = [(float(lo), float(hi), float(t)) for t in cuts]
+        for store, counts in ((low, (ka, kb)), (high, (f.sa.size - ka, f.sb.size - kb))):
+            store[0].append(counts[0])
+            store[1].append(counts[1])
+            store[2].extend(made)
     found = []
-    for upper, counts, made in ((True, low_counts, make_low), (False, high_counts, make_high)):
-        ka = np.concatenate([c[0] for c in counts])
-        kb = np.concatenate([c[1] for c in counts])
+    for upper, (counts_a, counts_b, made) in ((True, low), (False, high)):
+        if not made:
+            continue
         found += _best(
             "first answer",
-            lambda i, m=made, u=upper: AtomThreshold(FIRST, m[i][0], FIRST_VALUE, m[i][1], u),
-            ka,
-            kb,
+            lambda i, m=made, u=upper: AtomThreshold(FIRST, m[i][0], m[i][1], FIRST_VALUE, m[i][2], u),
+            np.concatenate(counts_a),
+            np.concatenate(counts_b),
             na,
             nb,
             score,

@@ -73,8 +73,9 @@ def verify(
         sizes = generator(draws.seed, (1, 0, j)).poisson(increment, size=2)
         size_a, size_b = size_a + int(sizes[0]), size_b + int(sizes[1])
         if chosen:
-            hits_a = draws.counts((1, 1, j, 0), a, int(sizes[0]), events)
-            hits_b = draws.counts((1, 1, j, 1), b, int(sizes[1]), events)
+            hits_a, hits_b = draws.counts_many(
+                [((1, 1, j, 0), a, int(sizes[0])), ((1, 1, j, 1), b, int(sizes[1]))], events
+            )
             cumulative_a = [c + h for c, h in zip(cumulative_a, hits_a)]
             cumulative_b = [c + h for c, h in zip(cumulative_b, hits_b)]
         mean = plan.sizes[j]

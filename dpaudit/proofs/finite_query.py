@@ -13,8 +13,10 @@ Proof
     2014, Thm. 3.10).  With u' = u + Delta w each term must be free of u and linear in w, so
     sup over the unit ball of the sum of two linear terms sum_i c_i w_i is the dual norm of c
     (linf ball -> sum |c_i|, l1 ball -> max |c_i|, l2 ball -> ||c||_2).  Each bound <= epsilon is
-    decided for all parameters.  The mediant bound may be loose; when it exceeds epsilon a
-    counterexample is searched on the vertices of the neighbour ball and reported only if verified.
+    decided for all parameters.  A pmf not in this normal form that depends on the inputs through
+    one linear statistic d = c . u (report noisy max with two answers) goes to
+    :mod:`.linear_statistic`.  When neither proof applies a counterexample is searched on the
+    vertices of the neighbour ball and reported only if verified.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from .outputs import finite_outputs
 from .result import Counterexample, Outcome, Step, Verdict
 from .signs import DIGITS, SignContext, exceeds, evaluate
 from .supremum import NotDecidable
-from .verify import log_ratio_at
+from .verify import log_ratio_at, screen_pairs
 
 __all__ = ["prove_finite_query"]
 
@@ -39,9 +41,13 @@ def _normalised_parts(density: Any, outputs: list[tuple]) -> list[Any] | None:
     import sympy
 
     numerators, denominators = [], []
+    if isinstance(density.expr, (sympy.Max, sympy.Min)):  # a clipped difference, not a normalised weight
+        return None
     for y in outputs:
-        value = density.expr.subs(dict(zip(density.outputs, y)))
+        value = density.expr.xreplace({o: sympy.sympify(v) for o, v in zip(density.outputs, y)})
         numerator, denominator = sympy.fraction(sympy.together(value))
+        if denominator.is_number:  # no normaliser depending on the inputs: not of the form N_r / sum_j N_j
+            return None
         numerators.append(numerator)
         denominators.append(denominator)
     total = sympy.Add(*numerators)
@@ -76,7 +82,14 @@ def prove_finite_query(density: Any, epsilon: Any, context: SignContext) -> Outc
     checkpoint("mediant bound: normal form N_r / sum_j N_j")
     numerators = _normalised_parts(density, outputs)
     if numerators is None:
-        return _search(density, epsilon, context, steps, "the pmf is not of the form N_r(u) / sum_j N_j(u)")
+        from .linear_statistic import prove_linear_statistic
+
+        outcome = prove_linear_statistic(density, epsilon, context)
+        if outcome.verdict is Verdict.PROVED:
+            return outcome
+        return _search(
+            density, epsilon, context, outcome.steps, f"the pmf is not of the form N_r(u) / sum_j N_j(u), and {outcome.reason}"
+        )
     try:
         logs = []
         for numerator in numerators:
@@ -134,33 +147,47 @@ def _search(density: Any, epsilon: Any, context: SignContext, steps: list[Step],
 
     outputs = finite_outputs(density)
     k = len(density.inputs)
-    for point in context.parameter_points()[:8]:
+    for index, point in enumerate(context.parameter_points()[:8]):
         eps_value = evaluate(epsilon, point)
         sensitivity = density.sensitivity.subs(point)
         if eps_value is None:
             continue
-        for base in _bases(k, sensitivity):
-            checkpoint("finite outputs: counterexample search")
-            for move in _moves(k, density.norm):
-                other = tuple(b + sensitivity * m for b, m in zip(base, move))
-                for y in outputs:
-                    value = log_ratio_at(density.expr, density.outputs, density.inputs, y, base, other, point)
-                    if value is not None and exceeds(value, eps_value):
-                        witness = Counterexample(
-                            description=(
-                                f"p(r | a) / p(r | b) = e^{float(value):.6g} > e^epsilon = e^{float(eps_value):.6g} "
-                                f"at output r = {_plain(y)}"
-                            ),
-                            inputs=(_plain(base), _plain(other)),
-                            output=_plain(y),
-                            log_ratio=float(value),
-                            bound=float(eps_value),
-                            parameters={str(p): float(v) for p, v in point.items()},
-                            precision_digits=DIGITS,
-                            extra={"epsilon_claimed": str(epsilon)},
-                        )
-                        return Outcome(Verdict.REFUTED, witness.description, METHOD, steps, counterexample=witness)
+        hints = [(a, b) for a, b in context.hints if _neighbouring(a, b, sensitivity, density.norm)] if index == 0 else []
+        found = screen_pairs(density, point, hints + [(b, a) for a, b in hints], outputs, eps_value)
+        if found is not None:
+            return _refuted(steps, found, eps_value, point, epsilon)
+        checkpoint("finite outputs: counterexample search")
+        pairs = [
+            (base, tuple(x + sensitivity * m for x, m in zip(base, move))) for base in _bases(k, sensitivity) for move in _moves(k, density.norm)
+        ]
+        found = screen_pairs(density, point, pairs, outputs, eps_value)
+        if found is not None:
+            return _refuted(steps, found, eps_value, point, epsilon)
     return Outcome(Verdict.UNKNOWN, reason + "; no counterexample found at the parameter values tried", METHOD, steps)
+
+
+def _neighbouring(a: tuple, b: tuple, bound: Any, norm: str) -> bool:
+    """||a - b||_norm <= bound, decided exactly (the hints are rationals)."""
+    import sympy
+
+    gaps = [abs(sympy.sympify(x) - y) for x, y in zip(a, b)]
+    size = sympy.Add(*gaps) if norm == "l1" else (sympy.Max(*gaps) if norm == "linf" else sympy.sqrt(sum(g**2 for g in gaps)))
+    return bool(size <= bound)
+
+
+def _refuted(steps: list[Step], found: tuple, eps_value: Any, point: dict, epsilon: Any) -> Outcome:
+    value, base, other, y = found
+    witness = Counterexample(
+        description=f"p(r | a) / p(r | b) = e^{float(value):.6g} > e^epsilon = e^{float(eps_value):.6g} at output r = {_plain(y)}",
+        inputs=(_plain(base), _plain(other)),
+        output=_plain(y),
+        log_ratio=float(value),
+        bound=float(eps_value),
+        parameters={str(p): float(v) for p, v in point.items()},
+        precision_digits=DIGITS,
+        extra={"epsilon_claimed": str(epsilon)},
+    )
+    return Outcome(Verdict.REFUTED, witness.description, METHOD, steps, counterexample=witness)
 
 
 def _plain(values: tuple) -> Any:

@@ -227,9 +227,10 @@ def prove(
     claim = claim or mechanism.claim
     density = _load_density(mechanism)
     density, eps, dlt, scope = _setup(density, claim, numeric)
+    hints = _hint_pairs(mechanism, density)
     try:
         with time_budget_context(time_budget):
-            outcome = _decide(density, claim, eps, dlt)
+            outcome = _decide(density, claim, eps, dlt, hints)
     except BudgetExhausted as exc:
         limit = "the enclosing budget" if time_budget is None else f"{time_budget:g} s"
         outcome = Outcome(Verdict.UNKNOWN, f"time budget exhausted at step {exc.step!r} (limit {limit})", "time budget")
@@ -240,11 +241,29 @@ def prove(
     return _result(mechanism.name, claim, eps, dlt, density, outcome, scope, start)
 
 
-def _decide(density: Any, claim: Claim, eps: Any, dlt: Any) -> Outcome:
+def _hint_pairs(mechanism: Mechanism, density: Any) -> tuple:
+    """The mechanism's recommended pairs mapped to query values (counterexample candidates), as rationals."""
+    import numpy as np
+    import sympy
+
+    if mechanism.query is None or density.input_domain is not None:
+        return ()
+    hints = []
+    for pair in mechanism.pairs:
+        try:
+            values = [np.asarray(mechanism.query(data), dtype=float).reshape(-1) for data in pair]
+        except Exception:  # noqa: BLE001 - a pair the query rejects is simply not a hint
+            continue
+        if all(v.size == len(density.inputs) and np.all(np.isfinite(v)) for v in values):
+            hints.append(tuple(tuple(sympy.nsimplify(float(x), rational=True) for x in v) for v in values))
+    return tuple(hints)
+
+
+def _decide(density: Any, claim: Claim, eps: Any, dlt: Any, hints: tuple = ()) -> Outcome:
     from .verify import normalisation_error
 
     checkpoint("normalisation check")
-    context = SignContext(density.parameters, _default_assumptions(density), dict(density.instance))
+    context = SignContext(density.parameters, _default_assumptions(density), dict(density.instance), hints)
     point = context.parameter_points()[0] if context.instance else {}
     problem = normalisation_error(density, point) if point or not density.parameters else None
     if problem is not None:

@@ -80,12 +80,11 @@ def prove_query_density(density: Any, epsilon: Any, context: SignContext) -> Out
 
     outputs, inputs = density.outputs, density.inputs
     if len(outputs) != len(inputs):
-        return Outcome(
-            Verdict.UNKNOWN,
+        reason = (
             f"{len(outputs)} output coordinates but {len(inputs)} inputs: only per-coordinate products "
-            "are handled on continuous or integer outputs",
-            METHOD,
+            "are proved on continuous or integer outputs"
         )
+        return _search_or_unknown(density, epsilon, context, [], reason)
     k = len(outputs)
     delta_q = density.sensitivity
     ws = tuple(sympy.Symbol(f"w{i + 1}" if k > 1 else "w", real=True) for i in range(k))
@@ -234,30 +233,82 @@ def _search_or_unknown(density, epsilon, context: SignContext, steps, reason: st
     return Outcome(Verdict.UNKNOWN, reason + "; no counterexample found at the parameter values tried", METHOD, steps)
 
 
-def find_counterexample(density, epsilon, context: SignContext, max_points: int = 12) -> Counterexample | None:
-    """Search outputs, neighbour moves and parameter values for ln p(y|a) - ln p(y|b) > epsilon (mpmath)."""
-    import itertools
+def _within(a: tuple, b: tuple, bound: Any, norm: str) -> bool:
+    import sympy
 
-    import mpmath
+    gaps = [abs(sympy.sympify(x) - y) for x, y in zip(a, b)]
+    size = sympy.Add(*gaps) if norm == "l1" else (sympy.Max(*gaps) if norm == "linf" else sympy.sqrt(sum(g**2 for g in gaps)))
+    return bool(size <= bound)
+
+
+def _admissible(values: tuple, inputs: tuple) -> bool:
+    """Do the input values respect their symbols' assumptions (integer, nonnegative, positive)?"""
+    import sympy
+
+    for value, symbol in zip(values, inputs):
+        value = sympy.sympify(value)
+        if (symbol.is_integer and not value.is_integer) or (symbol.is_nonnegative and value.is_negative):
+            return False
+        if symbol.is_positive and not value.is_positive:
+            return False
+    return True
+
+
+def _candidate_pairs(density, delta_q, point_index: int, context: SignContext) -> list[tuple[tuple, tuple, tuple]]:
+    """(a, b, moved coordinates): the valid hints (at the instance), then 0 vs Delta * move, both ways."""
     import sympy
 
     k = len(density.inputs)
-    integer_outputs = density.discrete
-    for point in context.parameter_points()[:max_points]:
+    pairs = []
+    if point_index == 0:
+        for a, b in context.hints:
+            if _within(a, b, delta_q, density.norm):
+                moved = tuple(i for i in range(k) if a[i] != b[i])
+                pairs += [(a, b, moved), (b, a, moved)]
+    zero = tuple(sympy.Integer(0) for _ in range(k))
+    for move in _moves(k, density.norm):
+        b = tuple(delta_q * m for m in move)
+        moved = tuple(i for i in range(k) if move[i] != 0)
+        pairs += [(zero, b, moved), (b, zero, moved)]
+    return [(a, b, m) for a, b, m in pairs if _admissible(a, density.inputs) and _admissible(b, density.inputs)]
+
+
+def _fixed_values(density: Any, centre: Any) -> list[Any]:
+    """Values tried for an output coordinate whose input does not move: its input and the isolated
+    points of the output domain (a sentinel such as -1)."""
+    import sympy
+
+    domain = density.output_domain
+    parts = domain.args if isinstance(domain, sympy.Union) else (domain,)
+    extra = [v for part in parts if isinstance(part, sympy.FiniteSet) and len(part) <= 4 for v in part]
+    return list(dict.fromkeys([centre, *extra]))
+
+
+def find_counterexample(density, epsilon, context: SignContext, max_points: int = 12) -> Counterexample | None:
+    """Search outputs, neighbour pairs and parameter values for ln p(y|a) - ln p(y|b) > epsilon (mpmath).
+
+    Outputs are tried at offsets from the first input: per moved coordinate for product densities,
+    on the one output line for a density of one output given several inputs.
+    """
+    import itertools
+
+    import sympy
+
+    product = len(density.outputs) == len(density.inputs)
+    for index, point in enumerate(context.parameter_points()[:max_points]):
         eps_value = _number(epsilon.subs(point))
         delta_q = density.sensitivity.subs(point)
         if eps_value is None or not delta_q.is_number:
             continue
         offsets = _trial_offsets(delta_q)
-        if integer_outputs:
+        if density.discrete:
             offsets = sorted({sympy.floor(o) for o in offsets} | {sympy.ceiling(o) for o in offsets}, key=lambda x: abs(float(x)))
-        for move in _moves(k, density.norm):
+        for a, b, moved in _candidate_pairs(density, delta_q, index, context):
             checkpoint("density ratio: counterexample search")
-            a = tuple(sympy.Integer(0) for _ in range(k))
-            b = tuple(delta_q * m for m in move)
-            if integer_outputs and not all(sympy.sympify(v).is_integer for v in b):
-                continue
-            grids = [offsets if move[i] != 0 else [sympy.Integer(0)] for i in range(k)]
+            if product:
+                grids = [[a[i] + o for o in offsets] if i in moved else _fixed_values(density, a[i]) for i in range(len(a))]
+            else:
+                grids = [[a[0] + o for o in offsets]]
             for y in itertools.islice(itertools.product(*grids), 4096):
                 value = log_ratio_at(density.expr, density.outputs, density.inputs, y, a, b, point)
                 if value is None or not exceeds(value, eps_value):
@@ -280,7 +331,7 @@ def _witness(density, epsilon, point, a, b, y, value, eps_value) -> Counterexamp
     import sympy
 
     output_set, mass = None, None
-    if len(density.outputs) == 1 and not density.discrete:
+    if len(density.outputs) == 1 and len(density.inputs) == 1 and not density.discrete:
         output_set, mass = _violation_set(density, epsilon, point, a, b)
     parameters = {str(p): float(v) for p, v in point.items()}
     numbers = lambda t: tuple(float(v) for v in t)  # noqa: E731

@@ -57,11 +57,14 @@ class SignContext:
         Extra constraints (``p < 1``, ``epsilon < 1``).
     instance : dict
         The catalogue values, tried first when searching a counterexample.
+    hints : tuple of (a, b)
+        Input pairs (query values) the mechanism's author recommends, tried first at the instance.
     """
 
     parameters: tuple[Any, ...]
     assumptions: tuple[Any, ...] = ()
     instance: dict[Any, Any] = field(default_factory=dict)
+    hints: tuple[tuple[Any, Any], ...] = ()
     _cache: dict[Any, bool | None] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

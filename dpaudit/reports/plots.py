@@ -114,9 +114,13 @@ def output_distributions(sample: Resample, event: Any, event_text: str, pair_tex
     """Histograms (or atom frequencies) of M(a) and M(b), the audited event S shaded."""
     fig, ax = _figure("Output distributions at the audited pair")
     rows_a, rows_b = sample.rows_a, sample.rows_b
-    if event is not None and not hasattr(event, "feature"):  # a set of whole output rows
-        atoms, member = _atoms(rows_a, rows_b), event.contains
-        xlabel = "output"
+    row_event = event is not None and (not hasattr(event, "feature") or hasattr(event, "atom_feature"))
+    atoms = _atoms(rows_a, rows_b) if row_event else None
+    if atoms is not None:  # a set of whole output rows, drawn atom by atom
+        member, xlabel = event.contains, "output"
+    elif row_event:  # a set of rows on continuous outputs: the feature's histogram, not shaded
+        (va, xlabel), vb = _keys(rows_a, event), _keys(rows_b, event)[0]
+        event = None
     else:
         (va, xlabel), vb = _keys(rows_a, event), _keys(rows_b, event)[0]
         atoms = _atoms(va[:, None], vb[:, None])
@@ -352,11 +356,11 @@ def delta_curve(sample: Resample, event: Any, audit: dict[str, Any]) -> dict[str
 
 def all_plots(mechanism: Any, audit: dict[str, Any], n: int = PLOT_SAMPLES) -> list[dict[str, Any]]:
     """Every figure that applies to this mechanism and audit (audit given as ``AuditResult.as_dict()``)."""
+    from ..auditor.events import event_from_dict
     from ..auditor.result import from_plain
-    from ._events import event_from_spec
 
     pair = from_plain(audit["pair"])
-    event = event_from_spec(audit.get("event_spec") or {})
+    event = event_from_dict(audit["event_spec"]) if audit.get("event_spec") else None
     sample = resample(mechanism, pair, int(audit["seed"]), min(n, int(audit["samples"])))
     pair_text = f"a = {audit['pair'][0]!r}, b = {audit['pair'][1]!r}"
     figures = [

@@ -23,9 +23,11 @@ SLOW = textwrap.dedent(
     """
     import time
 
+    import numpy as np
+
     def slow(q, n, rng):
         time.sleep(0.08)  # a slow sampler: each chunk takes a while, so the kill lands mid-audit
-        return q + rng.laplace(0.0, 1.0, size=n)
+        return np.rint((q + rng.laplace(0.0, 1.0, size=n)) * 65536.0) / 65536.0  # 2^-16 grid: no lattice leak
     """
 )
 ARGS = ["--epsilon", "1", "--a", "0", "--b", "1", "--samples", "300000", "--seed", "5", "--executor", "in-process"]

@@ -15,8 +15,8 @@ TARGETS = textwrap.dedent(
     import numpy as np
     from dpaudit import Mechanism, PureDP, QueryDistance
 
-    def good(q, n, rng):
-        return q + rng.laplace(0.0, 1.0, size=n)
+    def good(q, n, rng):  # released on a 2^-16 grid: no float-lattice leak
+        return np.rint((q + rng.laplace(0.0, 1.0, size=n)) * 65536.0) / 65536.0
 
     def leaky(q, n, rng):
         return q + rng.laplace(0.0, 0.5, size=n)

@@ -33,12 +33,12 @@ def test_upper_bound_mirrors_the_lower_bound():
     assert sequential_p_value([0.04, 0.01], (0.01, 0.04)) == pytest.approx(min(0.04 * 5, 0.01 * 0.05 / 0.04))
 
 
-def _sequential_flags(p_a: float, p_b: float, runs: int, n: int, method: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Simulate the verification stage of ``runs`` audits on one event: (flagged, stopping look) per run.
+def _sequential_flags(p_a: float, p_b: float, runs: int, n: int, method: str, seed: int) -> np.ndarray:
+    """Simulate the verification stage of ``runs`` audits on one event: the running maximum per run.
 
     Counts are drawn the way the auditor draws them: per batch, Poisson(increment) samples per side
-    and binomial hits; each look bounds the cumulative counts at 1 - alpha_j; a run is flagged when
-    any look's bound exceeds ln(p_a / p_b) ... of the claim passed by the caller.
+    and binomial hits; each look bounds the cumulative counts at 1 - alpha_j.  Whatever rule stops
+    an audit, it reports a violation only if this maximum over the looks made exceeds the claim.
     """
     plan = schedule(n, 0.95)
     rng = np.random.default_rng(seed)

@@ -14,7 +14,8 @@ def _floor():
     from dpaudit.mechanisms.density import SymbolicDensity
 
     y, q, eps = D.symbols("y", "q", "epsilon")
-    # A staircase-like density written with floor(): infinitely many breakpoints, so undecided.
+    # A staircase-like density written with floor(): infinitely many breakpoints, decided by pairing
+    # floor(|z|) with floor(|z - w|) (dpaudit.proofs.floor_terms).
     expr = sympy.exp(-eps * sympy.floor(sympy.Abs(y - q))) * (1 - sympy.exp(-eps)) / 2
     return SymbolicDensity(expr=expr, outputs=(y,), inputs=(q,), epsilon=eps, sensitivity=1, instance={eps: 1})
 

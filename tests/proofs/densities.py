@@ -202,3 +202,22 @@ def meiser_mechanism() -> Mechanism:
     return Mechanism(
         name="meiser-test", claim=ProbabilisticDP(1.0, 0.01), neighbours=Local(), sampler=_never, density=meiser
     )
+
+
+def staircase(rate=lambda eps: eps, claim=lambda eps: eps, width=1):
+    """Geng & Viswanath's staircase p(z) = a exp(-rate floor(|z|/(width Delta) + 1 - gamma)), gamma = 1/(1 + e^(eps/2)).
+
+    Normalised for every rate (a = (1 - e^-r)/(2 width Delta (gamma + (1 - gamma) e^-r))); DP with
+    epsilon = rate exactly when width = 1 (the steps are Delta wide).
+    """
+    import sympy
+
+    from dpaudit.mechanisms.density import SymbolicDensity
+
+    y, q, eps, Delta = symbols("y", "q", "epsilon", "Delta")
+    gamma = 1 / (1 + sympy.exp(eps / 2))
+    r = rate(eps)
+    b = sympy.exp(-r)
+    a = (1 - b) / (2 * width * Delta * (gamma + (1 - gamma) * b))
+    expr = a * sympy.exp(-r * sympy.floor(sympy.Abs(y - q) / (width * Delta) + 1 - gamma))
+    return SymbolicDensity(expr=expr, outputs=(y,), inputs=(q,), epsilon=claim(eps), sensitivity=Delta, instance={eps: 1, Delta: 1})

@@ -31,9 +31,15 @@ def test_gaussian_claimed_pure_exit_1():
     assert "y <" in result.output
 
 
-def test_undecidable_exit_3():
-    result = invoke("tests.proofs.cli_targets:floor_density")
+def test_time_budget_exhausted_exit_3():
+    result = invoke("laplace-vector", "--time-budget", "0.001")
     assert result.exit_code == 3, result.output
+    assert "time budget exhausted at step" in result.output
+
+
+def test_floor_density_is_proved_by_pairing_its_floor_terms_exit_0():
+    result = invoke("tests.proofs.cli_targets:floor_density")
+    assert result.exit_code == 0, result.output
 
 
 def test_bad_input_exit_2():

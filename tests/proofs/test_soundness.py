@@ -51,6 +51,9 @@ MUTANTS = [
     ("vector-l1-noise-under-linf", lambda: D.laplace_vector(3, "linf"), None),
     ("vector-l1-noise-under-l2", lambda: D.laplace_vector(3, "l2"), None),
     ("vector-half-scale", lambda: D.laplace_vector(2, "l1", scale=lambda e, d: d / (2 * e)), None),
+    ("staircase-claim-half", lambda: D.staircase(claim=lambda e: e / 2), None),
+    ("staircase-double-rate", lambda: D.staircase(rate=lambda e: 2 * e), None),
+    ("staircase-half-width-steps", lambda: D.staircase(width=sympy.Rational(1, 2)), None),
     ("meiser-claimed-pure", D.meiser, PureDP(1.0)),
     ("meiser-probabilistic-half-delta", D.meiser, ProbabilisticDP(1.0, 0.005)),
     ("meiser-approximate-half-delta", D.meiser, ApproxDP(1.0, 0.005)),
@@ -100,7 +103,12 @@ def _log_ratio(density, y, a, b, values):
         return mpmath.log(mpmath.mpf(str(sympy.N(pa, 40)))) - mpmath.log(mpmath.mpf(str(sympy.N(pb, 40))))
 
 
-PROVED = {"laplace": D.laplace, "geometric": D.geometric, "vector-l1": lambda: D.laplace_vector(2, "l1")}
+PROVED = {
+    "laplace": D.laplace,
+    "geometric": D.geometric,
+    "vector-l1": lambda: D.laplace_vector(2, "l1"),
+    "staircase": D.staircase,
+}
 
 
 @pytest.mark.parametrize("name", sorted(PROVED))

@@ -14,7 +14,9 @@
     come from [0, R] with R = 10.  Since clamp(x, a, c) is 1-Lipschitz in (x, a, c) for the max norm
     and adding a record r moves x by r <= R and the bounds by lb, ub, |f(D) - f(D')| <= R, attained
     by D = 0^(R - 1) vs D' = D + (R,) (f = 0 vs f = R).  The Laplace ratio at shift R is exactly
-    R / b for y beyond both: **true epsilon R eps / ub = 5** at eps = 0.5.
+    R / b for y beyond both: **true epsilon R eps / ub = 5** at eps = 0.5.  The declared density is
+    the code's Laplace(ub / eps) noise under the statistic's true constraint |q - q'| <= R, so a prover
+    refutes the claim with that witness.
 ``median-local-sensitivity`` -- the median plus Laplace noise scaled to its local sensitivity
     LS(D) = max(x_m - x_(m-1), x_(m+1) - x_m) (sorted records in [0, L], x_0 = 0, x_(n+1) = L,
     m = ceil(n / 2)) divided by eps, the pitfall of Nissim, Raskhodnikova & Smith (2007, STOC),
@@ -40,10 +42,9 @@ from ...errors import InvalidArgument, InvalidDataset
 from ...neighbours import AddRemove, Replace
 from .._grid import snap_to_grid
 from ..base import Mechanism
-from ..laplace import laplace_density
 from ..registry import register
 
-__all__ = ["clamped_total", "local_sensitivity_of_median", "median"]
+__all__ = ["clamp_after_density", "clamped_total", "local_sensitivity_of_median", "median"]
 
 
 def _records(data: Any) -> np.ndarray:
@@ -104,6 +105,34 @@ def clamped_total(data: Any, lower: float, upper: float) -> float:
     return float(np.clip(x.sum(), x.size * lower, x.size * upper))
 
 
+def clamp_after_density(epsilon: float, upper: float, record_bound: float):
+    """p(y | q) = exp(-|y - q| / b) / (2b) with the code's scale b = ub / eps, under the statistic's TRUE
+    neighbour constraint |q - q'| <= R (records in [0, R], lb = 0; see the module docstring).
+
+    Symbolic in eps, ub (``upper``) and R (``Delta``): the declared noise is what the code adds, the
+    sensitivity what clamp(sum(D), n lb, n ub) really has, so the log-ratio reaches R eps / ub.
+    """
+    import sympy
+
+    from ..density import SymbolicDensity, symbol
+
+    y, q, eps = symbol("y"), symbol("q"), symbol("epsilon")
+    ub, bound = symbol("upper", positive=True), symbol("Delta")
+    b = ub / eps
+    return SymbolicDensity(
+        expr=sympy.exp(-sympy.Abs(y - q) / b) / (2 * b),
+        outputs=(y,),
+        inputs=(q,),
+        epsilon=eps,
+        sensitivity=bound,
+        instance={eps: sympy.nsimplify(epsilon), ub: sympy.nsimplify(upper), bound: sympy.nsimplify(record_bound)},
+        note=(
+            "Laplace noise of the code's scale ub/eps under the statistic's true sensitivity R (records in "
+            "[0, R]); released on a 2^-16 b grid"
+        ),
+    )
+
+
 @register("sum-clamp-after")
 def sum_clamp_after(
     epsilon: float = 0.5, lower: float = 0.0, upper: float = 1.0, record_bound: float = 10.0
@@ -126,11 +155,7 @@ def sum_clamp_after(
         return snap_to_grid(total(data) + rng.laplace(0.0, scale, size=n), scale)
 
     def density():
-        note = (
-            "exact Laplace density at the declared sensitivity ub: a prover proves it; the flaw is the "
-            "statistic's real sensitivity (found by the sensitivity falsifier); released on a 2^-16 b grid"
-        )
-        return laplace_density(epsilon, upper, note=note)
+        return clamp_after_density(epsilon, upper, record_bound)
 
     zeros = (0.0,) * witness_size
     return Mechanism(
