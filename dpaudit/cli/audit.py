@@ -76,6 +76,8 @@ def _print_result(result: Any, reproduction: str) -> None:
     click.echo(f"  reason  : {result.reason}")
     for note in result.notes:
         click.echo(f"  note    : {note}")
+    for finding in result.findings:
+        click.echo(f"  finding : [{finding['check']}] {finding['reason']}")
     run = result.run
     if run:
         resumed = f", {run['resumed_chunks']} chunks resumed from {run['checkpoint']}" if run.get("resumed_chunks") else ""
@@ -109,6 +111,9 @@ def _print_result(result: Any, reproduction: str) -> None:
 @click.option("--checkpoint", type=click.Path(dir_okay=False), default=None, help="Keep finished work in FILE; rerun to resume.")
 @click.option("--no-early-stop", is_flag=True, help="Verify the whole budget in one look (no sequential stopping).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when it is a terminal).")
+@click.option("--no-float-checks", is_flag=True, help="Leave out the float lattice and float-support event families.")
+@click.option("--no-correlation-check", is_flag=True, help="Leave out the correlated-noise events of vector outputs.")
+@click.option("--sensitivity-check", is_flag=True, help="Also falsify the declared sensitivity (slow: seconds).")
 @json_option
 @debug_option
 @guarded
@@ -127,6 +132,9 @@ def audit(
     checkpoint: str | None,
     no_early_stop: bool,
     progress: bool | None,
+    no_float_checks: bool,
+    no_correlation_check: bool,
+    sensitivity_check: bool,
     as_json: bool,
     debug: bool,
 ) -> None:
@@ -140,6 +148,12 @@ def audit(
 
     pair = _pair(a_json, b_json)
     seed = fresh_seed() if seed is None else seed
+    checks = [
+        name
+        for name, off in (("lattice", no_float_checks), ("float-support", no_float_checks),
+                          ("correlated-noise", no_correlation_check), ("sensitivity", not sensitivity_check))
+        if not off
+    ]
     try:
         result = run_audit(
             target,
@@ -155,6 +169,7 @@ def audit(
             checkpoint=checkpoint,
             early_stopping=not no_early_stop,
             progress=False if as_json else progress,
+            checks=checks,
         )
     except MechanismError as exc:
         raise MechanismError(f"{exc} (rerun with --seed {seed})") from exc

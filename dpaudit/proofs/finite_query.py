@@ -87,9 +87,8 @@ def prove_finite_query(density: Any, epsilon: Any, context: SignContext) -> Outc
         outcome = prove_linear_statistic(density, epsilon, context)
         if outcome.verdict is Verdict.PROVED:
             return outcome
-        return _search(
-            density, epsilon, context, outcome.steps, f"the pmf is not of the form N_r(u) / sum_j N_j(u), and {outcome.reason}"
-        )
+        reason = f"the pmf is not of the form N_r(u) / sum_j N_j(u), and {outcome.reason}"
+        return _search(density, epsilon, context, outcome.steps, reason, along_statistic=True)
     try:
         logs = []
         for numerator in numerators:
@@ -142,8 +141,8 @@ def _moves(k: int, norm: str) -> list[tuple]:
     return vertices
 
 
-def _search(density: Any, epsilon: Any, context: SignContext, steps: list[Step], reason: str) -> Outcome:
-    import mpmath
+def _search(density: Any, epsilon: Any, context: SignContext, steps: list[Step], reason: str, along_statistic: bool = False) -> Outcome:
+    from .linear_statistic import statistic_pairs
 
     outputs = finite_outputs(density)
     k = len(density.inputs)
@@ -160,6 +159,8 @@ def _search(density: Any, epsilon: Any, context: SignContext, steps: list[Step],
         pairs = [
             (base, tuple(x + sensitivity * m for x, m in zip(base, move))) for base in _bases(k, sensitivity) for move in _moves(k, density.norm)
         ]
+        if along_statistic:  # far along d = c . u, where a Lipschitz bound is approached
+            pairs += statistic_pairs(density, sensitivity)
         found = screen_pairs(density, point, pairs, outputs, eps_value)
         if found is not None:
             return _refuted(steps, found, eps_value, point, epsilon)

@@ -32,7 +32,7 @@ from .result import Outcome, Step, Verdict
 from .signs import SignContext, tidy
 from .supremum import NotDecidable, _breakpoints, _order, _smooth_piece
 
-__all__ = ["linear_statistic", "prove_linear_statistic"]
+__all__ = ["linear_statistic", "prove_linear_statistic", "statistic_pairs"]
 
 METHOD = "finite outputs (Lipschitz bound in one linear statistic)"
 
@@ -84,6 +84,41 @@ def _dual_norm(vector: tuple, norm: str) -> Any:
     if norm == "l1":
         return sympy.Max(*absolute)
     return sympy.sqrt(sympy.Add(*[c**2 for c in vector]))
+
+
+def _extreme_move(vector: tuple, norm: str) -> tuple:
+    """A unit-ball vertex w with c . w = ||c||_* (the largest move of the statistic)."""
+    import sympy
+
+    if norm == "linf":
+        return tuple(sympy.sign(c) for c in vector)
+    if norm == "l1":
+        top = max(range(len(vector)), key=lambda i: abs(vector[i]))
+        return tuple(sympy.sign(c) if i == top else 0 for i, c in enumerate(vector))
+    length = sympy.sqrt(sympy.Add(*[c**2 for c in vector]))
+    return tuple(c / length for c in vector)
+
+
+# Positions of the statistic tried by the counterexample search, in units of its largest move m.
+_SEARCH_OFFSETS = (0, 1, 2, 5, 10, 20, 50, 100)
+
+
+def statistic_pairs(density: Any, sensitivity: Any) -> list[tuple[tuple, tuple]]:
+    """Neighbouring inputs (a, b) with d(a) = t m and d(b) = d(a) +- m for the offsets t (numeric Delta)."""
+    found = linear_statistic(density.expr, density.inputs)
+    if found is None:
+        return []
+    vector = found[0]
+    first = next(i for i, c in enumerate(vector) if c != 0)
+    move = _extreme_move(vector, density.norm)
+    reach = sensitivity * _dual_norm(vector, density.norm)
+    pairs = []
+    for offset in _SEARCH_OFFSETS:
+        for side in ((1, -1) if offset else (1,)):
+            a = tuple(side * offset * reach / vector[first] if i == first else 0 for i in range(len(vector)))
+            for sign in (1, -1):
+                pairs.append((a, tuple(x + sign * sensitivity * w for x, w in zip(a, move))))
+    return pairs
 
 
 def _pieces(f: Any, d: Any, context: SignContext) -> tuple[list[Any], list[tuple[Any, Any]]]:

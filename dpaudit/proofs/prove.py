@@ -6,7 +6,8 @@ Routes (each procedure's module docstring states its Preconditions / Claim / Pro
   real or integer outputs with query inputs: :mod:`.query_density`;
 * approximate DP -- finite: :mod:`.hockey_stick`; the normal density: :mod:`.gaussian`; otherwise a proof
   of pure epsilon-DP (which implies (epsilon, delta)-DP for every delta >= 0);
-* probabilistic DP -- finite: :mod:`.probabilistic`; otherwise via pure DP (the bad set is empty);
+* probabilistic DP -- finite: :mod:`.probabilistic`; a product pmf whose neighbours move one integer
+  input by one: :mod:`.product_probabilistic`; otherwise via pure DP (the bad set is empty);
 * a :class:`~dpaudit.proofs.theorems.Composition` -- each part, then the composition theorem.
 
 The claim is checked for all parameter values allowed by the declared assumptions, unless the caller
@@ -129,6 +130,10 @@ def _route(density: Any, claim: Claim, eps: Any, dlt: Any, context: SignContext)
             if outcome.verdict is Verdict.PROVED and len(density.outputs) == 1:
                 outcome.details.update(_postprocessing_details(density, eps, dlt, context))
             return outcome
+        from .product_probabilistic import factor_structure, prove_product_probabilistic
+
+        if factor_structure(density) is not None:
+            return prove_product_probabilistic(density, eps, dlt, context)
         return _via_pure(density, eps, context, "probabilistic")
     return _pure(density, eps, context, finite_inputs, finite_outputs)
 

@@ -109,3 +109,27 @@ def test_debug_shows_the_exception(targets):
     result = run(f"{targets}:raises", "--epsilon", "1", "--samples", "1000", "--seed", "1", "--debug")
     assert result.exit_code != 0 and result.exception is not None
     assert not isinstance(result.exception, SystemExit)
+
+
+def test_executor_checkpoint_and_check_options(targets, tmp_path):
+    checkpoint = tmp_path / "audit.ckpt"
+    args = [f"{targets}:mechanism", "--samples", "5000", "--seed", "2", "--executor", "in-process",
+            "--checkpoint", str(checkpoint), "--no-float-checks", "--no-early-stop", "--no-progress", "--json"]
+    first = run(*args)
+    assert first.exit_code in (0, 3), first.output
+    document = json.loads(first.output)
+    assert document["checks"] == ["correlated-noise"] and document["stopping"]["looks"] == [5000]
+    assert document["run"]["executor"] == "in-process" and checkpoint.exists()
+    again = json.loads(run(*args).output)
+    assert again["run"]["resumed_chunks"] > 0 and again["epsilon_lower_bound"] == document["epsilon_lower_bound"]
+    other = run(*[a if a != "2" else "3" for a in args])
+    assert other.exit_code == 2 and "was made for a different audit: seed=2 there, 3 now" in other.output
+    bad = run(f"{targets}:mechanism", "--samples", "1000", "--executor", "gpu")
+    assert bad.exit_code == 2 and "executor='gpu' must be one of" in bad.output
+
+
+def test_float_leak_finding_is_printed():
+    result = run("laplace-numpy", "--a", "[]", "--b", "[1]", "--samples", "20000", "--seed", "1")
+    assert result.exit_code == 1, result.output
+    assert "finding : [float-support]" in result.output or "finding : [lattice]" in result.output
+    assert "infinite privacy loss" in result.output

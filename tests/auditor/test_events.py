@@ -8,7 +8,19 @@ import numpy as np
 import pytest
 
 from dpaudit.auditor import bounds
-from dpaudit.auditor.events import BinSet, Feature, Interval, RowSet, Threshold, ValueSet, row_keys
+from dpaudit.auditor.events import (
+    AtomThreshold,
+    BinSet,
+    Feature,
+    Interval,
+    RowSet,
+    Threshold,
+    ValueSet,
+    event_from_dict,
+    row_keys,
+)
+from dpaudit.auditor.leak_events import CoordinateDifference, LatticeEvent, leak_event_from_dict
+from dpaudit.auditor.lattice import NotReachableFrom
 from dpaudit.auditor.search import search_events
 
 ROWS = np.array([[0.0, 1.0, 2.0], [3.0, -1.0, 0.0], [1.0, 1.0, 1.0], [-0.0, 0.0, 5.0]])
@@ -34,12 +46,29 @@ def test_features():
         (ValueSet(Feature("nonzero"), (1.0, 3.0)), [False, False, True, True]),
         (BinSet(Feature("sum"), (2.5, 4.0), (0, 2)), [False, True, False, True]),
         (RowSet(((0.0, 0.0, 5.0), (1.0, 1.0, 1.0))), [False, False, True, True]),
+        (AtomThreshold(Feature("first-nonzero"), 0, 0, Feature("first-nonzero-value"), 1.0, True),
+         [False, False, True, False]),
+        (AtomThreshold(Feature("first-nonzero"), 1, 2, Feature("first-nonzero-value"), 4.0, False),
+         [False, False, False, True]),
     ],
 )
 def test_membership_description_and_json(event, expected):
     assert event.contains(ROWS).tolist() == expected
     assert isinstance(event.describe(), str) and event.describe()
-    json.dumps(event.as_dict())
+    assert event_from_dict(json.loads(json.dumps(event.as_dict()))) == event
+
+
+def test_first_answer_features():
+    rows = np.array([[0.0, 0.0, 3.5], [-1.0, 2.0, 0.0], [0.0, 0.0, 0.0]])
+    assert Feature("first-nonzero").values(rows).tolist() == [2, 0, 3]
+    assert Feature("first-nonzero-value").values(rows).tolist() == [3.5, -1.0, 0.0]
+
+
+def test_leak_events_round_trip():
+    for event in (LatticeEvent(NotReachableFrom(1.0)), CoordinateDifference(0, 2, -1.0, 0.5)):
+        assert leak_event_from_dict(json.loads(json.dumps(event.as_dict()))) == event
+    assert CoordinateDifference(0, 2, -1.0, 0.5).contains(ROWS).tolist() == [False, False, True, False]
+    assert LatticeEvent(NotReachableFrom(1.0)).contains(np.array([[2.0**-60], [1.5]])).tolist() == [True, False]
 
 
 def test_row_keys_identify_negative_zero_with_zero():
@@ -81,3 +110,16 @@ def test_search_finds_an_answer_pattern():
 def test_search_on_constant_outputs_finds_nothing():
     rows = np.zeros((1000, 1))
     assert search_events(rows, rows, _score) == []
+
+
+def test_search_finds_a_first_answer_conjunction():
+    # Under a, an answer at query 2 or later comes with a value <= 0 three times as often as under b.
+    rng = np.random.default_rng(4)
+    def rows(shift):
+        first = rng.integers(0, 4, 20_000)
+        value = rng.normal(shift * (first >= 2), 1.0)
+        out = np.zeros((20_000, 4))
+        out[np.arange(20_000)[first < 4], first[first < 4]] = np.where(value == 0, 1e-9, value)[first < 4]
+        return out
+    best = [s for s in search_events(rows(0.0), rows(1.5), _score) if s.family == "first answer"][0]
+    assert best.forward and best.objective > 0.5
