@@ -44,7 +44,7 @@ from . import bounds
 from .checkpoint import Checkpoint
 from .events import event_from_dict
 from .executors import InProcess, make_executor, ship
-from .leak_events import check_names, leak_event_from_dict, leak_findings, sensitivity_finding
+from .leak_events import check_names, leak_findings, sensitivity_finding
 from .pairs import candidate_pairs
 from .progress import Progress
 from .result import AuditResult, Verdict, VerifiedEvent, from_plain, plain
@@ -111,16 +111,9 @@ def _search_record(outcome: SearchOutcome, chosen: list[Scored]) -> dict[str, An
     )
 
 
-def _event(spec: dict[str, Any], noise: Any) -> Any:
-    try:
-        return event_from_dict(spec)
-    except ValueError:
-        return leak_event_from_dict(spec, noise)
-
-
 def _from_record(record: dict[str, Any], noise: Any) -> tuple[SearchOutcome, list[Scored]]:
     chosen = [
-        Scored(_event(e["spec"], noise), e["family"], bool(e["forward"]), float(from_plain(e["objective"])),
+        Scored(event_from_dict(e["spec"], noise), e["family"], bool(e["forward"]), float(from_plain(e["objective"])),
                int(e["hits_a"]), int(e["hits_b"]))
         for e in record["events"]
     ]

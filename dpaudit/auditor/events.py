@@ -262,9 +262,16 @@ def _feature_from_dict(spec: dict[str, Any]) -> Feature:
     return Feature(spec["kind"], spec.get("index"), None if weights is None else tuple(float(w) for w in weights))
 
 
-def event_from_dict(spec: dict[str, Any]) -> Event:
-    """Inverse of ``event.as_dict()`` for every event type of this module."""
+def event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
+    """Inverse of ``event.as_dict()`` for every event type of this module and of :mod:`.leak_events`.
+
+    ``noise`` is the mechanism's exposed float noise, needed by the float-support event only.
+    """
     kind = spec.get("type")
+    if kind in ("lattice", "float-support", "difference"):
+        from .leak_events import leak_event_from_dict
+
+        return leak_event_from_dict(spec, noise)
     if kind == "threshold":
         return Threshold(_feature_from_dict(spec["feature"]), float(spec["t"]), bool(spec["upper"]))
     if kind == "interval":
@@ -285,4 +292,7 @@ def event_from_dict(spec: dict[str, Any]) -> Event:
             float(spec["t"]),
             bool(spec["upper"]),
         )
-    raise ValueError(f"event type={kind!r} must be one of threshold, interval, values, bins, rows, atom-threshold")
+    raise ValueError(
+        f"event type={kind!r} must be one of threshold, interval, values, bins, rows, atom-threshold, lattice, "
+        "float-support, difference"
+    )

@@ -229,8 +229,25 @@ def run_chunk(mechanism: Mechanism | MechanismRef, task: ChunkTask) -> ChunkResu
     return ChunkResult(task.key, task.rows, hits, None, tuple(out.shape[1:]), out.dtype.kind, spent)
 
 
-def _run_many(mechanism: Mechanism | MechanismRef, tasks: Sequence[ChunkTask]) -> list[ChunkResult]:
+def _run_many(mechanism: Mechanism | MechanismRef, tasks: Sequence[ChunkTask] | bytes) -> list[ChunkResult]:
+    if isinstance(tasks, bytes):  # tasks whose events only cloudpickle can serialise
+        tasks = pickle.loads(tasks)
     return [run_chunk(mechanism, task) for task in tasks]
+
+
+def _portable(groups: list[list[ChunkTask]]) -> list[Any] | None:
+    """The task groups as plain pickle can send them, else cloudpickled bytes, else None."""
+    try:
+        pickle.dumps(groups[0])
+        return list(groups)
+    except Exception:
+        pass
+    try:
+        import cloudpickle
+
+        return [cloudpickle.dumps(group) for group in groups]
+    except Exception:
+        return None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -281,7 +298,12 @@ class ProcessPool:
         tasks = list(tasks)
         # Groups of about 4 per worker: few round trips, yet results keep arriving for progress/checkpoints.
         size = max(1, math.ceil(len(tasks) / (4 * self.workers)))
-        futures = [self._pool.submit(_run_many, ref, group) for group in _groups(tasks, size)]
+        groups = _portable(_groups(tasks, size)) if tasks else []
+        if groups is None:
+            self.note = "the events of this audit cannot be sent to worker processes; their chunks ran in process"
+            yield from InProcess().run(mechanism, None, tasks)
+            return
+        futures = [self._pool.submit(_run_many, ref, group) for group in groups]
         finished: set[tuple[int, ...]] = set()
         try:
             for future in concurrent.futures.as_completed(futures):

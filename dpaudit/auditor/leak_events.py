@@ -96,8 +96,11 @@ class OutsideSupport:
     noise: Any = field(compare=False, repr=False)
 
     def contains(self, rows: np.ndarray) -> np.ndarray:
+        from ..errors import InvalidArgument
         from .float_support import support_match
 
+        if self.noise is None:
+            raise InvalidArgument("the float-support event needs the mechanism's noise: event_from_dict(spec, noise=...)")
         return ~support_match(self.noise, rows[:, 0].astype(np.float64), self.query).consistent
 
     def describe(self) -> str:

@@ -93,7 +93,8 @@ def _density(universe: int, eps, tau: int):
         discrete=True,
         output_domain=sympy.Union(sympy.FiniteSet(SENTINEL), sympy.Range(t, sympy.oo)),
         instance={e: sympy.Rational(eps.numerator, eps.denominator), t: tau},
-        assumptions=(t >= 2,),
+        # the constructor's condition delta <= 1 - e^-epsilon: the sentinel's loss ln(1/(1 - delta)) <= epsilon
+        assumptions=(t >= 2, a ** (t - 1) / (1 + a) <= 1 - a),
         note="inputs are the key counts c_j >= 0 (integers); output -1 means 'not released'",
     )
 

@@ -38,24 +38,28 @@ METHOD = "finite outputs (Lipschitz bound in one linear statistic)"
 
 
 def _linear_forms(expr: Any, inputs: tuple) -> list[tuple]:
-    """Coefficient vectors (first non-zero entry 1) of the subexpressions of degree 1 in the inputs."""
+    """Coefficient vectors (first non-zero entry 1) of the sums of degree 1 in the inputs that hold
+    every input the expression depends on (a single statistic must)."""
     import sympy
 
+    present = {u for u in inputs if expr.has(u)}
     forms: list[tuple] = []
-    for node in sympy.preorder_traversal(expr):
-        if not isinstance(node, (sympy.Add, sympy.Symbol)) or not node.has(*inputs):
+    for node in expr.atoms(sympy.Add):
+        if {u for u in inputs if node.has(u)} != present:
             continue
-        try:
-            poly = sympy.Poly(node, *inputs)
-        except sympy.PolynomialError:
-            continue
-        if poly.total_degree() != 1:
-            continue
-        coefficients = [poly.coeff_monomial(u) for u in inputs]
-        lead = next(c for c in coefficients if c != 0)
-        vector = tuple(c / lead for c in coefficients)
-        if all(c.is_Rational for c in vector) and vector not in forms:
-            forms.append(vector)
+        coefficients = [sympy.Integer(0)] * len(inputs)
+        for term in node.args:
+            factor, variable = term.as_independent(*inputs)
+            if variable == 1:
+                continue
+            if variable not in inputs:
+                break
+            coefficients[inputs.index(variable)] += factor
+        else:
+            lead = next(c for c in coefficients if c != 0)
+            vector = tuple(c / lead for c in coefficients)
+            if all(c.is_Rational for c in vector) and vector not in forms:
+                forms.append(vector)
     return forms
 
 

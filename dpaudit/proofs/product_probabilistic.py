@@ -210,15 +210,20 @@ def prove_product_probabilistic(density: Any, eps: Any, dlt: Any, context: SignC
     try:
         steps, records = _analyse(density, eps, dlt, context)
     except NotDecidable as exc:
-        if not density.parameters or not density.instance:
-            return Outcome(Verdict.UNKNOWN, f"undecided step: {exc}", METHOD)
-        density, eps, dlt = _instance(density, eps, dlt)
-        note = f"; for all parameters the step '{exc}' is undecided, so the catalogue instance is checked"
-        scope = "instance"
-        try:
-            steps, records = _analyse(density, eps, dlt, SignContext(()))
-        except NotDecidable as inner:
-            return Outcome(Verdict.UNKNOWN, f"undecided step at the instance: {inner}{note}", METHOD, scope=scope)
+        if density.parameters and density.instance:
+            density, eps, dlt = _instance(density, eps, dlt)
+            note = f"; for all parameters the step '{exc}' is undecided, so the catalogue instance is checked"
+            scope = "instance"
+            try:
+                steps, records = _analyse(density, eps, dlt, SignContext(()))
+                exc = None
+            except NotDecidable as inner:
+                exc = inner
+        if exc is not None:
+            witness = _search(density, eps, dlt) if not density.parameters else None
+            if witness is not None:
+                return Outcome(Verdict.REFUTED, witness.description, METHOD, counterexample=witness, scope=scope)
+            return Outcome(Verdict.UNKNOWN, f"undecided step: {exc}{note}", METHOD, scope=scope)
     for j, shift, segment, mass, bad, holds in records:
         if holds:
             continue
@@ -233,14 +238,48 @@ def prove_product_probabilistic(density: Any, eps: Any, dlt: Any, context: SignC
             scope=scope,
         )
     largest = sympy.Max(*{r[3] for r in records}) if records else sympy.Integer(0)
-    steps.append(Step("final inequality", sympy.Le(largest, dlt), "p(B | c) <= delta on every segment, both directions" + note))
+    steps.append(Step("final inequality", sympy.Le(largest, dlt, evaluate=False), "p(B | c) <= delta on every segment, both directions" + note))
     reason = f"the bad-event mass is <= {dlt} for every neighbour pair (one key moves by one)" + note
     return Outcome(Verdict.PROVED, reason, METHOD, steps, scope=scope)
 
 
-def _witness(density: Any, eps: Any, dlt: Any, j: int, shift: int, segment: tuple, context: SignContext) -> Counterexample | None:
-    """A verified violation: inputs differing in key j, the bad mass re-summed from the declared factor."""
+def _search(density: Any, eps: Any, dlt: Any) -> Counterexample | None:
+    """A verified violation at a numeric density: every key, direction and count below the thresholds + 3."""
+    import sympy
+
+    from .outputs import coordinate_domains
+
+    for j, f in enumerate(factor_structure(density)):
+        starts = _output_parts(coordinate_domains(density)[j])[1]
+        top = max([int(s) for s in starts if sympy.sympify(s).is_Integer] + [0]) + 3
+        lower = 0 if density.inputs[j].is_nonnegative else 1
+        for shift in (1, -1):
+            segment = (sympy.Integer(lower + max(0, -shift)), sympy.Integer(top))
+            witness = _witness(density, eps, dlt, j, shift, segment, SignContext(()), counts=top + 1)
+            if witness is not None:
+                return witness
+    return None
+
+
+def _bad_mass(f: Any, y: Any, c: Any, count: Any, shift: int, outputs: list, point: dict, eps_value: Any) -> Any:
+    """sum of f(y | count) over the listed outputs whose loss against count + shift exceeds epsilon (mpmath)."""
     import mpmath
+    import sympy
+
+    pmf = sympy.lambdify((y, c), f.xreplace({k: sympy.sympify(v) for k, v in point.items()}), modules="mpmath")
+    mass = mpmath.mpf(0)
+    with mpmath.workdps(DIGITS):
+        for value in outputs:
+            pa, pb = mpmath.mpf(pmf(int(value), int(count))), mpmath.mpf(pmf(int(value), int(count + shift)))
+            if pa > 0 and pb >= 0 and (pb == 0 or exceeds(mpmath.log(pa) - mpmath.log(pb), eps_value)):
+                mass += pa
+    return mass
+
+
+def _witness(
+    density: Any, eps: Any, dlt: Any, j: int, shift: int, segment: tuple, context: SignContext, counts: int = 3
+) -> Counterexample | None:
+    """A verified violation: inputs differing in key j, the bad mass re-summed from the declared factor."""
     import sympy
 
     from .outputs import coordinate_domains
@@ -252,17 +291,12 @@ def _witness(density: Any, eps: Any, dlt: Any, j: int, shift: int, segment: tupl
         lo = sympy.sympify(segment[0]).xreplace(point)
         if eps_value is None or dlt_value is None or not lo.is_integer:
             continue
-        for count in (lo, lo + 1, lo + 2):
+        for count in (lo + n for n in range(counts)):
+            checkpoint("bad-event mass: counterexample search")
             if segment[1] != sympy.oo and not count <= sympy.sympify(segment[1]).xreplace(point):
                 break
             outputs = list(points) + [sympy.sympify(s).xreplace(point) + n for s in ranges for n in range(_VERIFIED_TERMS)]
-            mass = mpmath.mpf(0)
-            with mpmath.workdps(DIGITS):
-                for value in outputs:
-                    pa = evaluate(f.xreplace({y: value, c: count}), point)
-                    pb = evaluate(f.xreplace({y: value, c: count + shift}), point)
-                    if pa is not None and pb is not None and pa > 0 and (pb == 0 or exceeds(mpmath.log(pa) - mpmath.log(pb), eps_value)):
-                        mass += pa
+            mass = _bad_mass(f, y, c, count, shift, outputs, point, eps_value)
             if exceeds(mass, dlt_value):
                 a = tuple(count if i == j else 0 for i in range(len(density.inputs)))
                 b = tuple(count + shift if i == j else 0 for i in range(len(density.inputs)))

@@ -47,8 +47,8 @@ COVERAGE = {
     "noisy-max-value-laplace": (REFUTED, ""),
     "rappor": (PROVED, ""),
     "report-noisy-max": NO_DENSITY,
-    # closed form in u0 - u1 with exponentials times polynomials: no procedure decides it yet
-    "report-noisy-max-2": (UNKNOWN, "not of the form N_r(u) / sum_j N_j(u)"),
+    # a function of d = u0 - u1 only: |d/dd ln p| <= epsilon / (2 Delta), decided for all parameters
+    "report-noisy-max-2": (PROVED, "for all outputs and neighbours"),
     "rr": (PROVED, ""),
     "rr-miscalibrated": (REFUTED, ""),
     "rr-two-coin": (PROVED, ""),
@@ -64,8 +64,8 @@ COVERAGE = {
     "svt-lyu-4": NO_DENSITY,
     "svt-lyu-5": (REFUTED, ""),
     "svt-lyu-6": NO_DENSITY,
-    # pure DP is refuted (below); the probabilistic claim over infinitely many counts has no procedure yet
-    "thresholded-histogram": (UNKNOWN, "pure DP is refuted"),
+    # pure DP is refuted (below); the probabilistic claim is proved at the instance (scope checked below)
+    "thresholded-histogram": (PROVED, "bad-event mass is <= "),
     "top-k": NO_DENSITY,
     "wishart": NO_DENSITY,
 }
@@ -114,3 +114,17 @@ def test_sum_clamp_after_witness_moves_the_query_by_the_record_bound():
 def test_noisy_max_value_laplace_witness_reaches_k_epsilon_over_two():
     result = prove("noisy-max-value-laplace", time_budget=BUDGET)
     assert result.counterexample.log_ratio == pytest.approx(get("noisy-max-value-laplace").true_epsilon)
+
+
+def test_report_noisy_max_2_is_proved_for_all_parameters():
+    result = prove("report-noisy-max-2", time_budget=BUDGET)
+    assert result.scope == "all parameters"
+    names = [step.name for step in result.certificate.steps]
+    assert names[:2] == ["linear statistic", "neighbour range"] and names[-1] == "final inequality"
+
+
+def test_thresholded_histogram_probabilistic_claim_is_proved_at_the_instance_only():
+    result = prove("thresholded-histogram", time_budget=BUDGET)
+    # for all epsilon and tau the sentinel -1 is bad exactly when delta > 1 - e^-epsilon: undecided symbolically
+    assert result.scope == "instance" and "catalogue instance is checked" in result.reason
+    assert "at epsilon=1, tau=5" in result.certificate.statement
