@@ -54,7 +54,23 @@ class PureDP:
 
 
 @dataclass(frozen=True)
-class ApproxDP:
+class _EpsilonDelta:
+    """The shared shape of the two (epsilon, delta) claims: validation and JSON form."""
+
+    epsilon: float
+    delta: float
+    kind: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", check_nonnegative_finite("epsilon", self.epsilon))
+        object.__setattr__(self, "delta", check_unit_interval("delta", self.delta))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "epsilon": self.epsilon, "delta": self.delta}
+
+
+@dataclass(frozen=True)
+class ApproxDP(_EpsilonDelta):
     """Approximate (epsilon, delta)-DP: P[M(D) in S] <= e^epsilon P[M(D') in S] + delta.
 
     Parameters
@@ -65,23 +81,14 @@ class ApproxDP:
         In ``[0, 1)``.
     """
 
-    epsilon: float
-    delta: float
     kind: ClassVar[str] = "approximate"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_nonnegative_finite("epsilon", self.epsilon))
-        object.__setattr__(self, "delta", check_unit_interval("delta", self.delta))
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "epsilon": self.epsilon, "delta": self.delta}
 
     def __str__(self) -> str:
         return f"({self.epsilon:g}, {self.delta:g})-DP"
 
 
 @dataclass(frozen=True)
-class ProbabilisticDP:
+class ProbabilisticDP(_EpsilonDelta):
     """Probabilistic (epsilon, delta)-DP (Meiser 2018, Def. 2).
 
     For every ordered neighbour pair (D, D') the outputs whose privacy loss
@@ -96,16 +103,7 @@ class ProbabilisticDP:
         In ``[0, 1)``.
     """
 
-    epsilon: float
-    delta: float
     kind: ClassVar[str] = "probabilistic"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_nonnegative_finite("epsilon", self.epsilon))
-        object.__setattr__(self, "delta", check_unit_interval("delta", self.delta))
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "epsilon": self.epsilon, "delta": self.delta}
 
     def __str__(self) -> str:
         return f"probabilistic ({self.epsilon:g}, {self.delta:g})-DP"
