@@ -92,8 +92,9 @@ class AuditResult:
     verdict : Verdict
         ``violation`` / ``pass`` / ``underpowered``; ``reason`` says why in one sentence.
     epsilon_lower_bound : float
-        The largest Bonferroni-corrected verification bound over the verified candidates, floored
-        at 0 (epsilon >= 0 always); ``inf`` never occurs: with no hits under M(b) the bound is
+        The largest Bonferroni-corrected verification bound over the verified candidates and the
+        looks of the sequential verification (``hits`` and ``sample_sizes`` are the counts at the
+        look it stopped at), floored at 0 (epsilon >= 0 always); ``inf`` never occurs: with no hits under M(b) the bound is
         finite and capped by the sample size (``support_mismatch`` is then set).
     delta_lower_bound : float or None
         For approximate/probabilistic claims: a lower confidence bound on

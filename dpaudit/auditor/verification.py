@@ -107,5 +107,5 @@ def verify(
                 reason, look = "futility", j + 1
                 break
     if reason == "budget" and decided is not None:
-        reason = "budget (violation decided at look %d; support mismatch, bound capped by the sample size)" % decided
+        reason = f"budget (violation decided at look {decided}; support mismatch, bound capped by the sample size)"
     return Verification(measured, look, reason, level, plan.sizes[look - 1], decided)

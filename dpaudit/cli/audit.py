@@ -43,7 +43,8 @@ def _pair(a: str | None, b: str | None) -> tuple[Any, Any] | None:
 
 
 def _reproduction(
-    target: str, result: Any, a_json: str | None, b_json: str | None, epsilon, delta, method: str, early: bool = True
+    target: str, result: Any, a_json: str | None, b_json: str | None, epsilon, delta, method: str,
+    extra: tuple[str, ...] = (),
 ) -> str:
     parts = ["dpaudit audit", target, f"--seed {result.seed}", f"--samples {result.samples}"]
     if epsilon is not None:
@@ -56,8 +57,7 @@ def _reproduction(
         parts.append(f"--confidence {result.confidence!r}")
     if method != "auto":
         parts.append(f"--method {method}")
-    if not early:
-        parts.append("--no-early-stop")
+    parts += list(extra)
     return " ".join(parts)
 
 
@@ -173,10 +173,16 @@ def audit(
         )
     except MechanismError as exc:
         raise MechanismError(f"{exc} (rerun with --seed {seed})") from exc
+    flags = tuple(
+        flag
+        for flag, used in (("--no-early-stop", no_early_stop), ("--no-float-checks", no_float_checks),
+                           ("--no-correlation-check", no_correlation_check), ("--sensitivity-check", sensitivity_check))
+        if used
+    )
     if as_json:
         echo_json(result.as_dict())
     else:
-        _print_result(result, _reproduction(target, result, a_json, b_json, epsilon, delta, method, not no_early_stop))
+        _print_result(result, _reproduction(target, result, a_json, b_json, epsilon, delta, method, flags))
     sys.exit(EXIT_FOR_VERDICT.get(result.verdict.value, EXIT_BAD_INPUT))
 
 
