@@ -36,6 +36,7 @@ __all__ = [
     "QueryDistance",
     "Replace",
     "ding_patterns",
+    "relation_from_spec",
 ]
 
 DING_PATTERNS = (
@@ -348,3 +349,21 @@ def _unique_pairs(pairs: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
 
 NeighbourRelation = Union[AddRemove, Replace, QueryDistance, Local]
 
+
+
+def relation_from_spec(spec: str) -> NeighbourRelation:
+    """Parse a relation named on a command line: ``add-remove``, ``replace``, ``local`` or
+    ``query-distance[:SENSITIVITY[:NORM]]`` (e.g. ``query-distance:1:linf``)."""
+    name, *rest = str(spec).split(":")
+    simple = {"add-remove": AddRemove, "replace": Replace, "local": Local}
+    if name in simple and not rest:
+        return simple[name]()
+    if name == "query-distance" and len(rest) <= 2:
+        try:
+            sensitivity = float(rest[0]) if rest else 1.0
+        except ValueError:
+            raise InvalidDataset(f"neighbours={spec!r}: sensitivity {rest[0]!r} is not a number") from None
+        return QueryDistance(sensitivity, rest[1] if len(rest) > 1 else "l1")
+    raise InvalidDataset(
+        f"neighbours={spec!r} must be add-remove, replace, local or query-distance[:SENSITIVITY[:NORM]]"
+    )

@@ -106,3 +106,28 @@ def test_ding_patterns_cover_the_eight_patterns():
 
 def test_scalar_query_pairs_move_both_ways():
     assert QueryDistance(2.0).candidate_pairs(1.0) == [(1.0, 3.0), (1.0, -1.0)]
+
+
+@pytest.mark.parametrize(
+    "spec, expected",
+    [
+        ("add-remove", AddRemove()),
+        ("replace", Replace()),
+        ("local", Local()),
+        ("query-distance", QueryDistance(1.0)),
+        ("query-distance:2", QueryDistance(2.0)),
+        ("query-distance:0.5:linf", QueryDistance(0.5, "linf")),
+    ],
+)
+def test_relations_parse_from_their_command_line_spec(spec, expected):
+    from dpaudit.neighbours import relation_from_spec
+
+    assert relation_from_spec(spec) == expected
+
+
+@pytest.mark.parametrize("spec", ["", "addremove", "replace:1", "query-distance:x", "query-distance:1:l7"])
+def test_bad_relation_specs_are_refused(spec):
+    from dpaudit.neighbours import relation_from_spec
+
+    with pytest.raises(InvalidArgument):
+        relation_from_spec(spec)

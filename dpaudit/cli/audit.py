@@ -92,6 +92,12 @@ def _print_result(result: Any, reproduction: str) -> None:
 @click.argument("target")
 @click.option("--epsilon", type=float, default=None, help="Claimed epsilon (default: the mechanism's claim).")
 @click.option("--delta", type=float, default=None, help="Claimed delta (default: the mechanism's claim, else 0).")
+@click.option(
+    "--neighbours",
+    default=None,
+    metavar="RELATION",
+    help="Neighbour relation for a plain function: add-remove, replace, local or query-distance[:DELTA[:NORM]].",
+)
 @click.option("--a", "a_json", default=None, metavar="JSON", help="First neighbouring input, as JSON.")
 @click.option("--b", "b_json", default=None, metavar="JSON", help="Second neighbouring input, as JSON.")
 @click.option("--samples", type=int, default=None, help="Verification samples per side (default 10^6).")
@@ -121,6 +127,7 @@ def audit(
     target: str,
     epsilon: float | None,
     delta: float | None,
+    neighbours: str | None,
     a_json: str | None,
     b_json: str | None,
     samples: int | None,
@@ -148,6 +155,14 @@ def audit(
 
     pair = _pair(a_json, b_json)
     seed = fresh_seed() if seed is None else seed
+    audited: Any = target
+    if neighbours is not None:
+        from dataclasses import replace
+
+        from ..mechanisms.targets import resolve
+        from ..neighbours import relation_from_spec
+
+        audited = replace(resolve(target, epsilon=epsilon, delta=delta), neighbours=relation_from_spec(neighbours))
     checks = [
         name
         for name, off in (("lattice", no_float_checks), ("float-support", no_float_checks),
@@ -156,7 +171,7 @@ def audit(
     ]
     try:
         result = run_audit(
-            target,
+            audited,
             epsilon=epsilon,
             delta=delta,
             pair=pair,
@@ -175,7 +190,7 @@ def audit(
         raise MechanismError(f"{exc} (rerun with --seed {seed})") from exc
     flags = tuple(
         flag
-        for flag, used in (("--no-early-stop", no_early_stop), ("--no-float-checks", no_float_checks),
+        for flag, used in ((f"--neighbours {neighbours}", neighbours is not None), ("--no-early-stop", no_early_stop), ("--no-float-checks", no_float_checks),
                            ("--no-correlation-check", no_correlation_check), ("--sensitivity-check", sensitivity_check))
         if used
     )

@@ -1,0 +1,46 @@
+"""`dpaudit audit --neighbours`: a plain function audited under the relation its pair needs."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from dpaudit.cli import main
+
+MECHANISM = """
+import numpy as np
+
+
+def noisy_sum(data, n, rng):
+    # Laplace(0.5) on a sum, released on a 2^-16 grid: true epsilon 2 for records in {0, 1}
+    return np.rint((sum(data) + rng.laplace(0.0, 0.5, n)) * 2.0**16) / 2.0**16
+"""
+
+
+def test_plain_function_under_add_remove(tmp_path):
+    path = tmp_path / "mech.py"
+    path.write_text(MECHANISM)
+    args = [
+        "audit", f"{path}:noisy_sum", "--epsilon", "1", "--neighbours", "add-remove",
+        "--a", "[1, 0]", "--b", "[1, 0, 1]", "--samples", "20000", "--seed", "4",
+    ]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    assert "VIOLATION" in result.output
+    assert "--neighbours add-remove" in result.output  # the reproduce line carries the relation
+
+
+def test_pair_of_datasets_without_the_relation_is_a_clear_error(tmp_path):
+    path = tmp_path / "mech.py"
+    path.write_text(MECHANISM)
+    args = ["audit", f"{path}:noisy_sum", "--epsilon", "1", "--a", "[1, 0]", "--b", "[1, 0, 1]", "--samples", "1000"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert "differ in shape" in result.output
+
+
+def test_unknown_relation_is_a_usage_error(tmp_path):
+    path = tmp_path / "mech.py"
+    path.write_text(MECHANISM)
+    result = CliRunner().invoke(main, ["audit", f"{path}:noisy_sum", "--epsilon", "1", "--neighbours", "nope"])
+    assert result.exit_code == 2
+    assert "neighbours='nope' must be add-remove" in result.output
