@@ -20,8 +20,12 @@ on disk and a rerun resumes from them (:mod:`.checkpoint`).
 
 The verdict is *violation* when the reported bound exceeds the claimed epsilon at the claimed delta;
 otherwise *underpowered* when :func:`.bounds.reach` falls below ``REACH_FRACTION`` of the claim,
-else *pass*.  Probabilistic-DP claims are audited as approximate DP: (epsilon, delta)-P-DP implies
-(epsilon, delta)-A-DP (Meiser 2018, Lemma 1), so a refuted A-DP claim refutes the P-DP claim.
+else *pass*.
+
+Probabilistic-DP claims are audited as approximate DP ((epsilon, delta)-P-DP implies A-DP; Meiser
+2018, Lemma 1) and, on discrete outputs, by the bad-set test of :mod:`.probabilistic` (chosen on
+``search_budget(N)`` and certified on N more fresh samples per side of the chosen pair), which sees
+failures A-DP cannot.  It gets ``PDP_SHARE`` of alpha when it runs, the A-DP verification the rest.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from .events import event_from_dict
 from .executors import InProcess, make_executor, ship
 from .leak_events import check_names, leak_findings, sensitivity_finding
 from .pairs import candidate_pairs
+from .probabilistic import bad_set_test
 from .progress import Progress
 from .result import AuditResult, Verdict, VerifiedEvent, from_plain, plain
 from .sampling import Draws, fresh_seed
@@ -54,12 +59,13 @@ from .search import Scored
 from .sequential import schedule
 from .verification import verify
 
-__all__ = ["DEFAULT_SAMPLES", "MIN_SAMPLES", "REACH_FRACTION", "audit", "search_budget"]
+__all__ = ["DEFAULT_SAMPLES", "MIN_SAMPLES", "PDP_SHARE", "REACH_FRACTION", "audit", "search_budget"]
 
 DEFAULT_SAMPLES = 1_000_000
 MIN_SAMPLES = 100
 REACH_FRACTION = 0.9
 SEARCH_EVENTS = 10_000
+PDP_SHARE = 0.5
 
 
 def search_budget(samples: int) -> int:
@@ -206,9 +212,9 @@ def audit(
     claim_delta = float(claim.delta)
     chosen_method = _pick_method(method, claim_delta)
     pairs, notes = candidate_pairs(mechanism, pair)
-    if claim.kind == "probabilistic":
-        notes.append("probabilistic DP audited as approximate DP (P-DP implies A-DP)")
-    plan = schedule(n, confidence, bool(early_stopping))
+    probabilistic = claim.kind == "probabilistic"
+    if probabilistic:
+        notes.append("probabilistic DP audited as approximate DP (P-DP implies A-DP) and by the bad-set test")
     # The search maximises a bound that holds simultaneously over the events it scores
     # (Bonferroni over SEARCH_EVENTS): with the verification level instead, the maximum over
     # thousands of noisy small-mass events is biased upwards (winner's curse) and picks tails.
@@ -238,7 +244,8 @@ def audit(
     runner = make_executor(executor, workers)
     owned = runner is not executor
     ref, ship_note = (None, None) if isinstance(runner, InProcess) else ship(mechanism, target)
-    bar = Progress(2 * (search_budget(n) + n), mechanism.name, progress)
+    bar = Progress((4 if probabilistic else 2) * (search_budget(n) + n), mechanism.name, progress)
+    certified = None
     try:
         draws = Draws(mechanism, ref, runner, seed, pairs[0][0], checkpoint=store, progress=bar.advance)
         if store is not None and store.search is not None:
@@ -250,6 +257,11 @@ def audit(
             if store is not None:
                 store.set_search(_search_record(outcome, chosen))
         a, b = pairs[outcome.pair_index]
+        adp_confidence = confidence
+        if probabilistic:
+            certified, why, adp_confidence = bad_set_test(draws, (a, b), search_budget(n), n, claim, confidence, PDP_SHARE)
+            notes += [why] if why else []
+        plan = schedule(n, adp_confidence, bool(early_stopping))
         checked = verify(
             draws, chosen, (a, b), plan, method=chosen_method, epsilon=claim.epsilon, delta=claim_delta,
             on_look=bar.bound,
@@ -259,6 +271,11 @@ def audit(
         if owned:
             runner.close()
     findings = leak_findings(checked.measured, claim, mechanism, confidence)
+    if certified is not None and certified.refuted:
+        findings.append(certified.finding(claim, confidence))
+    elif certified is not None:
+        notes.append(f"probabilistic-DP bad-set test on {certified.bad.event.describe()}: "
+                     + certified.finding(claim, confidence)["reason"])
     notes += list(outcome.notes)
     if "sensitivity" in checks:
         finding, note = sensitivity_finding(mechanism)
@@ -272,11 +289,11 @@ def audit(
         "note": ship_note or getattr(runner, "note", None),
     }
     return _result(mechanism, claim, chosen_method, n, seed, confidence, plan, checked, outcome, (a, b), pairs,
-                   notes, draws, run, started, tuple(findings), checks)
+                   notes, draws, run, started, tuple(findings), checks, certified)
 
 
 def _result(mechanism, claim, method, n, seed, confidence, plan, checked, outcome, pair, pairs, notes, draws, run,
-            started, findings, checks) -> AuditResult:
+            started, findings, checks, certified=None) -> AuditResult:
     measured = checked.measured
     _, holm = bounds.holm_adjusted([m.p for m in measured], confidence)
     records = tuple(
@@ -303,8 +320,14 @@ def _result(mechanism, claim, method, n, seed, confidence, plan, checked, outcom
     else:
         raw_bound, ka, kb, na, nb = -math.inf, 0, 0, checked.samples_used, checked.samples_used
         event, spec, reported_pair = "none: the outputs took one value on the search samples", {}, from_plain(plain(pair))
-    bound = max(raw_bound, 0.0)
     support_mismatch = bool(records) and kb == 0 and ka > 0
+    pdp_reported = certified is not None and certified.refuted and certified.epsilon_lower_bound > raw_bound
+    if pdp_reported:
+        raw_bound, (na, nb) = certified.epsilon_lower_bound, certified.sizes  # L of .probabilistic
+        ka, kb, event = sum(certified.hits_a), sum(certified.hits_b), certified.bad.event.describe()
+        spec, reported_pair = plain(certified.bad.event.as_dict()), from_plain(plain(certified.bad.pair))
+        support_mismatch = kb == 0 and ka > 0
+    bound = max(raw_bound, 0.0)
     notes = list(notes)
     if support_mismatch:
         notes.append("support mismatch: epsilon = inf suspected; the bound is capped by the sample size")
@@ -316,7 +339,10 @@ def _result(mechanism, claim, method, n, seed, confidence, plan, checked, outcom
     delta_lb = None
     if claim.kind != "pure":
         delta_lb = float(bounds.delta_lower_bound(ka, na, kb, nb, claim.epsilon, checked.level)) if records else 0.0
+        delta_lb = certified.mass_lower_bound if pdp_reported else delta_lb
     verdict, reason = _verdict(bound, raw_bound, claim.epsilon, reach, n, event)
+    if certified is not None and certified.refuted and (pdp_reported or verdict is not Verdict.VIOLATION):
+        verdict, reason = Verdict.VIOLATION, f"probabilistic DP refuted: {certified.finding(claim, confidence)['reason']}"
     deterministic = [f for f in findings if f["check"] == "sensitivity"]
     if verdict is not Verdict.VIOLATION and deterministic:
         verdict, reason = Verdict.VIOLATION, f"the sensitivity check found {deterministic[0]['reason']}"

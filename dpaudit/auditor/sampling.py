@@ -9,7 +9,10 @@ root), so one seed reproduces the whole audit whatever executes it::
       |- (0, 1, s, c)        search stage, event selection on the chosen pair: side s, chunk c
       |- (1, 0, j)           verification: the Poisson sample sizes of batch j (both sides)
       |- (1, 1, j, s, c)     verification: batch j, side s, chunk c
-      '- (2,)                one probe output (its shape fixes the chunk sizes)
+      |- (2,)                one probe output (its shape fixes the chunk sizes)
+      |- (3, 0, s, c)        probabilistic-DP bad-set test: search samples, side s, chunk c (:mod:`.probabilistic`)
+      |- (3, 1, s, c)        probabilistic-DP bad-set test: verification, side s of the ordered pair, chunk c
+      '- (3, 2)              probabilistic-DP bad-set test: the Poisson sample sizes
 
 Side s is 0 for input a and 1 for input b.  Chunk c of a stream of n draws has the rows given by
 :func:`.executors.chunk_sizes` (a function of n and the output width only), so chunk outputs do not
