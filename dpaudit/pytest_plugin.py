@@ -409,11 +409,16 @@ class DPSession:
         }
         self._item.user_properties.append((_PROPERTY, json.dumps(summary)))
         if self._settings.report_dir:
+            # Imported here: the reports (jinja2, matplotlib, sympy) load only when a report is asked for.
+            from dpaudit.reports import report_from_audit, write
+
             directory = Path(self._settings.report_dir)
-            directory.mkdir(parents=True, exist_ok=True)
             stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", self._item.nodeid)[-150:]
             suffix = f"-{self._calls - 1}" if self._calls > 1 else ""
-            (directory / f"{stem}{suffix}.json").write_text(json.dumps(document, indent=2, default=str))
+            reproduce = " ".join(_reproduce_line(target, result, self._item.nodeid, self._settings.seed).split())
+            report = report_from_audit(result, target, proof_note="not run by the pytest plugin", reproduce=reproduce)
+            for extension in (".json", ".html"):
+                write(report, directory / f"{stem}{suffix}{extension}")
 
     def _remember_failure(self) -> None:
         cache = getattr(self._item.config, "cache", None)

@@ -1,11 +1,13 @@
 """Audit reports: one document per mechanism, rendered as JSON, Markdown and self-contained HTML.
 
 ``report(target, ...)`` proves and audits ``target`` and returns the report document (a JSON-ready
-dict, schema in :func:`load_schema`); :func:`render` turns it into text and :func:`write` into a
-file whose suffix picks the format.  :func:`write_catalogue` does the whole catalogue into a folder
-with an ``index.html``.  Modules: :mod:`.model` (sections, schema version, environment),
-:mod:`.build` (prove + audit + checks + plots), :mod:`.checks`, :mod:`.plots`, :mod:`.mathml`,
-:mod:`.render_json`, :mod:`.render_markdown`, :mod:`.render_html`, :mod:`.catalogue`.
+dict, schema in :func:`load_schema`); :func:`report_from_audit` makes the document of an audit that
+has already run (no proof, no second audit); :func:`render` turns a document into text and
+:func:`write` into a file whose suffix picks the format.  :func:`.catalogue.write_catalogue` does the
+whole catalogue into a folder with an ``index.html``.  Modules: :mod:`.model` (sections, schema
+version, environment), :mod:`.build` (prove + audit + checks + plots), :mod:`.from_audit`,
+:mod:`.document` (assembly), :mod:`.checks`, :mod:`.plots`, :mod:`.mathml`, :mod:`.render_json`,
+:mod:`.render_markdown`, :mod:`.render_html`, :mod:`.catalogue`.
 
 Importing this package loads neither sympy nor matplotlib; they come with the first report.
 """
@@ -17,9 +19,20 @@ from typing import Any
 
 from ..errors import InvalidArgument
 from .build import build_report
+from .from_audit import report_from_audit
 from .model import SCHEMA_VERSION, load_schema
 
-__all__ = ["FORMATS", "SCHEMA_VERSION", "build_report", "format_for", "load_schema", "render", "report", "write"]
+__all__ = [
+    "FORMATS",
+    "SCHEMA_VERSION",
+    "build_report",
+    "format_for",
+    "load_schema",
+    "render",
+    "report",
+    "report_from_audit",
+    "write",
+]
 
 FORMATS = {".html": "html", ".htm": "html", ".json": "json", ".md": "markdown", ".markdown": "markdown"}
 

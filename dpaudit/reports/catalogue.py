@@ -68,7 +68,8 @@ def write_catalogue(
     """Report every catalogue mechanism (or ``names``) into ``directory``; write ``index.html``.
 
     ``options`` go to :func:`.build.build_report` (``samples``, ``seed``, ``confidence``, ...).
-    ``jobs`` worker processes are used (default: the number of CPUs); ``on_done`` is called with
+    ``jobs`` worker processes are used (default: the number of CPUs; each audit then samples in
+    process unless ``executor`` says otherwise); ``on_done`` is called with
     each index entry as its report is written.  Returns the entries in name order.
     """
     from ..mechanisms.registry import names as catalogue_names
@@ -79,6 +80,8 @@ def write_catalogue(
     directory.mkdir(parents=True, exist_ok=True)
     todo = sorted(names) if names is not None else catalogue_names()
     jobs = max(1, jobs or os.cpu_count() or 1)
+    # The reports already run in parallel: each audit then samples in its own process only.
+    options = {"executor": "in-process" if jobs > 1 else "auto", **options}
     entries: dict[str, dict[str, Any]] = {}
     if jobs == 1:
         for name in todo:

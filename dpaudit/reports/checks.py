@@ -1,16 +1,25 @@
-"""Implementation checks for a report: run the auditor's leak checks that the mechanism supports.
+"""Implementation checks of a report: the audit's leak findings, and the report's own sensitivity check.
 
-* ``float-support`` -- exact floating-point support replay (:mod:`dpaudit.auditor.float_support`),
-  for mechanisms that expose their noise as ``FloatNoise``;
-* ``lattice`` -- the black-box ulp-lattice event search (:mod:`dpaudit.auditor.lattice`), for
-  scalar floating-point outputs;
-* ``correlated-noise`` -- events on differences of coordinates (:mod:`dpaudit.auditor.correlation`),
-  for vector outputs;
-* ``sensitivity`` -- falsification of the declared sensitivity on adversarial neighbouring datasets
-  (:mod:`dpaudit.auditor.sensitivity`), for dataset mechanisms declaring ``query`` and ``sensitivity``.
+The three implementation-leak checks run *inside* the audit (:mod:`dpaudit.auditor.leak_events`):
+their events join the search stage, are verified on the audit's own fresh samples with its
+confidence and multiplicity correction, and every verified event above the claim becomes an entry
+of ``AuditResult.findings``.  This module reads them back, one envelope per check, and runs nothing
+a second time:
 
-Each check becomes one envelope ``{"name", "status", "result", "note"}``; a check that does not apply
-is ``skipped`` with the reason, one that raises is ``error`` with the message -- never silently absent.
+* ``float-support`` -- outputs an exact replay of the exposed float noise reproduces under q_a but
+  not under q_b (:mod:`dpaudit.auditor.float_support`), for mechanisms exposing ``noise``;
+* ``lattice`` -- ulp-lattice events of scalar floating-point outputs (:mod:`dpaudit.auditor.lattice`);
+* ``correlated-noise`` -- events on differences of coordinates of vector outputs
+  (:mod:`dpaudit.auditor.correlation`).
+
+``sensitivity`` is no event: :func:`dpaudit.auditor.sensitivity.falsify_sensitivity` evaluates the
+deterministic statistic on adversarial neighbouring datasets (hypothesis, a few seconds), so the
+report runs it itself for dataset mechanisms declaring ``query`` and ``sensitivity`` -- unless the
+audit already did (``checks`` containing ``"sensitivity"``), whose finding is then read back.
+
+Each check becomes one envelope ``{"name", "source", "status", "result", "note"}`` (``source``:
+``"audit"`` or ``"report"``); a check that does not apply is ``skipped`` with the reason, one that
+raises is ``error`` with the message -- never silently absent.
 """
 
 from __future__ import annotations
@@ -23,100 +32,161 @@ import numpy as np
 from ..errors import DPAuditError, InvalidArgument
 from .model import section
 
-__all__ = ["CHECKS", "CHECK_SAMPLES", "implementation_checks"]
+__all__ = ["CHECKS", "LEAK_CHECKS", "audit_checks", "implementation_checks", "sensitivity_check"]
 
-CHECK_SAMPLES = 50_000
-CHECKS = ("float-support", "lattice", "correlated-noise", "sensitivity")
+LEAK_CHECKS = ("float-support", "lattice", "correlated-noise")
+CHECKS = (*LEAK_CHECKS, "sensitivity")
+
+_METHODS = {
+    "float-support": "exact replay of the exposed float noise (dpaudit.auditor.float_support)",
+    "lattice": "ulp-lattice events: off-grid outputs, significand low bits, exponents, outputs fl(q_b + n) "
+               "reaches for no double n (dpaudit.auditor.lattice)",
+    "correlated-noise": "ranges of the difference of two output coordinates (dpaudit.auditor.correlation)",
+}
+_IN_AUDIT = ("; an event family of the audit's search stage, verified on the audit's own fresh samples with its "
+             "confidence and multiplicity correction")
 
 
-def _envelope(name: str, status: str, result: dict[str, Any] | None = None, note: str = "") -> dict[str, Any]:
-    return {"name": name, **section(status, result, note)}
+def audit_checks(skip: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The leak checks the audit runs as event families: every one of :data:`LEAK_CHECKS` not in ``skip``."""
+    unknown = sorted(set(skip) - set(CHECKS))
+    if unknown:
+        raise InvalidArgument(f"skip={unknown!r} must name checks among {', '.join(CHECKS)}")
+    return tuple(name for name in LEAK_CHECKS if name not in skip)
 
 
-def _run(name: str, call: Callable[[], Any], skip: tuple[str, ...] = ()) -> dict[str, Any]:
-    if name in skip:
-        return _envelope(name, "skipped", note="not requested")
-    try:
-        finding = call()
-    except (DPAuditError, ValueError, TypeError, ArithmeticError) as exc:
-        return _envelope(name, "error", note=f"{type(exc).__name__}: {exc}")
-    return _envelope(name, "done", finding.as_dict() if hasattr(finding, "as_dict") else dict(finding))
+def _envelope(name: str, source: str, status: str, result: dict[str, Any] | None = None,
+              note: str = "") -> dict[str, Any]:
+    return {"name": name, "source": source, **section(status, result, note)}
 
 
 def _output_kind(mechanism: Any, data: Any) -> str:
-    """``"scalar-float"``, ``"vector"`` (several coordinates) or ``"other"``, from four outputs."""
+    """``"scalar-float"``, ``"vector"`` (several float coordinates) or ``"other"``, from four outputs."""
     try:
         out = np.asarray(mechanism.sample(data, 4, np.random.default_rng(0)))
     except DPAuditError:
         return "other"
-    if out.shape == (4,) and out.dtype.kind == "f":
+    if out.dtype.kind != "f":
+        return "other"
+    if out.shape == (4,) or out.shape == (4, 1):
         return "scalar-float"
-    if out.ndim == 2 and out.shape[1] > 1 and out.dtype.kind in "fiu":
-        return "vector"
-    return "other"
+    return "vector" if out.ndim == 2 and out.shape[1] > 1 else "other"
+
+
+def _not_applicable(name: str, mechanism: Any, audit: dict[str, Any]) -> str | None:
+    """Why the audit's search had no event of this check to consider, or None when it had."""
+    from ..auditor.leak_events import query_values
+    from ..auditor.result import from_plain
+
+    pair = from_plain(audit["pair"])
+    kind = _output_kind(mechanism, pair[0])
+    if name == "lattice" and kind != "scalar-float":
+        return "the outputs are not scalar floating-point numbers"
+    if name == "correlated-noise" and kind != "vector":
+        return "the outputs are not vectors of floating-point numbers"
+    if name == "float-support":
+        if getattr(mechanism, "noise", None) is None:
+            return "the mechanism does not expose its float noise"
+        if kind != "scalar-float" or query_values(mechanism, pair) is None:
+            return "the query values of the audited pair are not known scalars"
+        skipped = [note for note in audit.get("notes", ()) if note.startswith("float-support check skipped")]
+        if skipped:
+            return skipped[0]
+    return None
+
+
+def _leak_result(name: str, findings: list[dict[str, Any]]) -> dict[str, Any]:
+    """The check's strongest finding, with the method that produced it."""
+    from ..auditor.result import from_plain
+
+    best = max(findings, key=lambda f: float(from_plain(f["epsilon_lower_bound"])))
+    return {**best, "method": _METHODS[name] + _IN_AUDIT, "findings": len(findings)}
+
+
+def _leak_check(name: str, mechanism: Any, audit: dict[str, Any] | None, skip: tuple[str, ...]) -> dict[str, Any]:
+    if name in skip:
+        return _envelope(name, "audit", "skipped", note="not requested")
+    if audit is None:
+        return _envelope(name, "audit", "skipped", note="the audit did not complete")
+    if name not in audit.get("checks", ()):
+        return _envelope(name, "audit", "skipped", note="not run by the audit")
+    findings = [f for f in audit.get("findings", ()) if f.get("check") == name]
+    if findings:
+        return _envelope(name, "audit", "done", _leak_result(name, findings))
+    reason = _not_applicable(name, mechanism, audit)
+    if reason is not None:
+        return _envelope(name, "audit", "skipped", note=reason)
+    return _envelope(name, "audit", "done", {
+        "verdict": "pass",
+        "reason": ("no event of this check was verified above the claimed epsilon: the audit scored its events on the "
+                   "search samples beside the other families and verified the strongest (no leak found, not a proof "
+                   "of privacy)"),
+        "method": _METHODS[name] + _IN_AUDIT,
+        "findings": 0,
+    })
+
+
+def sensitivity_check(mechanism: Any) -> dict[str, Any]:
+    """Falsify the declared sensitivity (:func:`dpaudit.auditor.sensitivity.falsify_sensitivity`) here.
+
+    Applies to dataset mechanisms (add/remove or replace neighbours) declaring ``query`` and
+    ``sensitivity``; the search is deterministic (derandomised hypothesis), so no seed is needed.
+    """
+    from ..neighbours import AddRemove, Replace
+
+    if mechanism.query is None or mechanism.sensitivity is None:
+        return _envelope("sensitivity", "report", "skipped", note="the mechanism declares no query with a sensitivity")
+    if not isinstance(mechanism.neighbours, (AddRemove, Replace)):
+        return _envelope("sensitivity", "report", "skipped",
+                         note="the check searches datasets (add/remove or replace neighbours)")
+    from ..auditor.sensitivity import falsify_sensitivity
+
+    return _run("sensitivity", lambda: falsify_sensitivity(mechanism))
+
+
+def _run(name: str, call: Callable[[], Any]) -> dict[str, Any]:
+    try:
+        finding = call()
+    except (DPAuditError, ValueError, TypeError, ArithmeticError) as exc:
+        return _envelope(name, "report", "error", note=f"{type(exc).__name__}: {exc}")
+    return _envelope(name, "report", "done", finding.as_dict())
+
+
+def _sensitivity_from_audit(audit: dict[str, Any]) -> dict[str, Any]:
+    found = [f for f in audit.get("findings", ()) if f.get("check") == "sensitivity"]
+    if found:
+        method = "adversarial neighbouring datasets (dpaudit.auditor.sensitivity), run by the audit"
+        return _envelope("sensitivity", "audit", "done", {**found[0], "method": method})
+    skipped = [note for note in audit.get("notes", ()) if note.startswith("sensitivity check skipped")]
+    if skipped:
+        return _envelope("sensitivity", "audit", "skipped", note=skipped[0])
+    return _envelope("sensitivity", "audit", "done", {
+        "verdict": "pass",
+        "reason": "no neighbouring datasets exceeding the declared sensitivity were found (not a proof)",
+        "method": "adversarial neighbouring datasets (dpaudit.auditor.sensitivity), run by the audit",
+    })
 
 
 def implementation_checks(
     mechanism: Any,
-    pair: tuple[Any, Any],
+    audit: dict[str, Any] | None,
     *,
-    samples: int,
-    seed: int,
-    confidence: float,
     skip: tuple[str, ...] = (),
+    run_sensitivity: bool = True,
 ) -> list[dict[str, Any]]:
-    """Run every applicable check of :data:`CHECKS` not in ``skip`` on the ordered ``pair``.
+    """One envelope per check of :data:`CHECKS`, read from ``audit`` (``AuditResult.as_dict()``).
 
-    Sampling checks draw ``min(samples, CHECK_SAMPLES)`` outputs per side; skipped checks are listed
-    as ``skipped`` with the reason.
+    The leak checks come from the audit's ``findings``; ``sensitivity`` comes from the audit when
+    it ran there, else it is run here when ``run_sensitivity`` (and skipped otherwise).
     """
-    unknown = sorted(set(skip) - set(CHECKS))
-    if unknown:
-        raise InvalidArgument(f"skip={unknown!r} must name checks among {', '.join(CHECKS)}")
-    return _applicable(mechanism, pair, samples=samples, seed=seed, confidence=confidence, skip=skip)
-
-
-def _applicable(mechanism: Any, pair: tuple[Any, Any], *, samples: int, seed: int, confidence: float,
-                skip: tuple[str, ...]) -> list[dict[str, Any]]:
-    from ..auditor import correlation, float_support, lattice
-
-    n = max(100, min(int(samples), CHECK_SAMPLES))
-    a, b = pair
-    kind = _output_kind(mechanism, a)
-    checks = []
-    if getattr(mechanism, "noise", None) is not None:
-        checks.append(_run("float-support", lambda: float_support.float_support_check(
-            mechanism, a, b, n=n, seed=seed, confidence=confidence), skip))
+    audit_checks(skip)  # refuses unknown names
+    entries = [_leak_check(name, mechanism, audit, tuple(skip)) for name in LEAK_CHECKS]
+    if "sensitivity" in skip:
+        entries.append(_envelope("sensitivity", "report", "skipped", note="not requested"))
+    elif audit is not None and "sensitivity" in audit.get("checks", ()):
+        entries.append(_sensitivity_from_audit(audit))
+    elif run_sensitivity:
+        entries.append(sensitivity_check(mechanism))
     else:
-        checks.append(_envelope("float-support", "skipped", note="the mechanism does not expose its float noise"))
-    if kind == "scalar-float":
-        def run_lattice() -> Any:
-            try:
-                queries = (float_support.query_value(mechanism, a), float_support.query_value(mechanism, b))
-            except (DPAuditError, ValueError, TypeError):
-                queries = None
-            return lattice.lattice_check(mechanism, a, b, n_search=min(5_000, n), n_verify=n, seed=seed,
-                                         confidence=confidence, queries=queries)
-
-        checks.append(_run("lattice", run_lattice, skip))
-    else:
-        checks.append(_envelope("lattice", "skipped", note="the outputs are not scalar floating-point numbers"))
-    if kind == "vector":
-        checks.append(_run("correlated-noise", lambda: correlation.correlation_check(
-            mechanism, a, b, n_search=min(2_000, n), n_verify=n, seed=seed, confidence=confidence), skip))
-    else:
-        checks.append(_envelope("correlated-noise", "skipped", note="the outputs are not vectors"))
-    checks.append(_sensitivity(mechanism, skip))
-    return checks
-
-
-def _sensitivity(mechanism: Any, skip: tuple[str, ...]) -> dict[str, Any]:
-    from ..neighbours import AddRemove, Replace
-
-    if mechanism.query is None or mechanism.sensitivity is None:
-        return _envelope("sensitivity", "skipped", note="the mechanism declares no query with a sensitivity")
-    if not isinstance(mechanism.neighbours, (AddRemove, Replace)):
-        return _envelope("sensitivity", "skipped", note="the check searches datasets (add/remove or replace neighbours)")
-    from ..auditor.sensitivity import falsify_sensitivity
-
-    return _run("sensitivity", lambda: falsify_sensitivity(mechanism), skip)
+        entries.append(_envelope("sensitivity", "report", "skipped", note="not run by the audit"))
+    return entries

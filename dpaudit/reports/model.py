@@ -10,15 +10,18 @@ from the strongest to the weakest, then what is needed to reproduce it::
     unit_of_privacy      the neighbour relation the claim is stated for
     density              the declared output density p(y | q), when the mechanism has one
     proof                ProofResult.as_dict() (certificate steps or counterexample)
-    audit                AuditResult.as_dict() (pair, event, counts, bounds, method, confidence, seed)
-    implementation       implementation checks (floating-point support, sensitivity), when supported
+    audit                AuditResult.as_dict() (pair, event, counts, bounds, method, confidence, seed,
+                         the leak ``findings``, the sequential ``stopping`` record, the ``run``)
+    implementation       one entry per implementation check: the audit's leak findings (lattice,
+                         float-support, correlated-noise) and the sensitivity falsification
     plots                figures as SVG text with their captions
     summary              the verdicts side by side, the overall outcome and its exit code
     settings             the budget and seed the report was generated with
     environment          dpaudit, numpy, python versions, platform, UTC datetime
 
 Every evidence section has the same envelope ``{"status": "done" | "error" | "skipped", "result":
-dict | None, "note": str}`` so that a failure of one stage is recorded, not hidden.  The JSON Schema
+dict | None, "note": str}`` so that a failure of one stage is recorded, not hidden (an implementation
+check's envelope also names the check and its ``source``: "audit" or "report").  The JSON Schema
 of this document ships beside this module (``schema/report.schema.json``); ``SCHEMA_VERSION`` changes
 whenever the shape does.
 """
@@ -38,12 +41,14 @@ __all__ = [
     "SCHEMA_VERSION",
     "claim_equations",
     "environment",
+    "in_process",
     "load_schema",
     "outcome",
     "section",
+    "support_status",
 ]
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "2.0"
 KIND = "dpaudit-report"
 
 # Overall outcome -> CLI exit code (see dpaudit.cli): 0 pass/proved, 1 violation/refuted, 3 unknown.
@@ -83,6 +88,22 @@ def _verdict(envelope: dict[str, Any]) -> str:
     if envelope.get("status") != "done" or not envelope.get("result"):
         return envelope.get("status", "skipped")
     return str(envelope["result"].get("verdict", "unknown"))
+
+
+def in_process(run: dict[str, Any]) -> bool:
+    """Whether the audit's sampling ran in the calling process (its worker count is then moot)."""
+    return run.get("executor") == "in-process" or "in process" in str(run.get("executor", ""))
+
+
+def support_status(finding: dict[str, Any]) -> str:
+    """Whether a leak finding proves P_b(S) = 0 (an infinite privacy loss), only observed it, or neither.
+
+    ``proven_empty``: the exact float replay or the ulp-lattice lemma shows no output of M(b) lies
+    in S (Mironov 2012); ``support_mismatch`` alone: no output of M(b) fell in S on the samples.
+    """
+    if finding.get("proven_empty"):
+        return "proved"
+    return "observed, not proved" if finding.get("support_mismatch") else "no"
 
 
 def claim_equations(kind: str) -> list[dict[str, str]]:

@@ -111,16 +111,24 @@ def _atoms(rows_a: np.ndarray, rows_b: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 def output_distributions(sample: Resample, event: Any, event_text: str, pair_text: str) -> dict[str, Any]:
-    """Histograms (or atom frequencies) of M(a) and M(b), the audited event S shaded."""
+    """Histograms (or atom frequencies) of M(a) and M(b), the audited event S shaded.
+
+    An event that is no range of one feature (e.g. the float-support or lattice events, sets of
+    exact doubles) cannot be shaded on continuous outputs: the outputs of each side that fall in S
+    are drawn as filled histograms instead, on the same density scale.
+    """
     fig, ax = _figure("Output distributions at the audited pair")
     rows_a, rows_b = sample.rows_a, sample.rows_b
     row_event = event is not None and (not hasattr(event, "feature") or hasattr(event, "atom_feature"))
     atoms = _atoms(rows_a, rows_b) if row_event else None
+    members = None
+    marked = "shaded: the audited event"
     if atoms is not None:  # a set of whole output rows, drawn atom by atom
         member, xlabel = event.contains, "output"
-    elif row_event:  # a set of rows on continuous outputs: the feature's histogram, not shaded
+    elif row_event:  # a set of rows on continuous outputs: its members' histograms are drawn filled
         (va, xlabel), vb = _keys(rows_a, event), _keys(rows_b, event)[0]
-        event = None
+        members = (event.contains(rows_a), event.contains(rows_b))
+        event, marked = None, "filled: the outputs of each side that lie in the audited event"
     else:
         (va, xlabel), vb = _keys(rows_a, event), _keys(rows_b, event)[0]
         atoms = _atoms(va[:, None], vb[:, None])
@@ -146,12 +154,17 @@ def output_distributions(sample: Resample, event: Any, event_text: str, pair_tex
         ax.hist(va, bins=edges, histtype="step", density=True, color=_COLOURS[0], label="M(a)")
         ax.hist(vb, bins=edges, histtype="step", density=True, color=_COLOURS[1], label="M(b)")
         _shade_1d(ax, event, edges)
+        for inside, values, colour, side in zip(members or (), (va, vb), _COLOURS, ("a", "b")):
+            # weights 1 / (n * bin width): the filled area is the fraction of all n outputs that lie in S
+            weights = np.full(int(inside.sum()), 1.0 / (len(values) * (edges[1] - edges[0])))
+            ax.hist(values[inside], bins=edges, weights=weights, histtype="stepfilled", color=colour, alpha=0.3,
+                    label=f"M({side}) in S: {inside.mean():.1%}")
         ax.set_xlim(lo, hi)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("density")
     ax.legend(loc="upper right", fontsize=7)
     caption = (
-        f"Outputs of M(a) and M(b) for the pair {pair_text}; shaded: the audited event S = [{event_text}]. "
+        f"Outputs of M(a) and M(b) for the pair {pair_text}; {marked} S = [{event_text}]. "
         + sample.how
     )
     return _plot("distributions", "Output distributions", caption, fig)
@@ -360,7 +373,9 @@ def all_plots(mechanism: Any, audit: dict[str, Any], n: int = PLOT_SAMPLES) -> l
     from ..auditor.result import from_plain
 
     pair = from_plain(audit["pair"])
-    event = event_from_dict(audit["event_spec"]) if audit.get("event_spec") else None
+    # The float-support event replays the mechanism's own noise: it needs it to test membership.
+    spec = audit.get("event_spec")
+    event = event_from_dict(spec, noise=getattr(mechanism, "noise", None)) if spec else None
     sample = resample(mechanism, pair, int(audit["seed"]), min(n, int(audit["samples"])))
     pair_text = f"a = {audit['pair'][0]!r}, b = {audit['pair'][1]!r}"
     figures = [

@@ -36,7 +36,9 @@ def _environment():
     import jinja2
     from markupsafe import Markup
 
+    from .checks import LEAK_CHECKS
     from .mathml import math_block
+    from .model import in_process, support_status
 
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("dpaudit.reports", "templates"),
@@ -48,6 +50,9 @@ def _environment():
     env.filters["math"] = lambda expression, display="block": Markup(math_block(expression, display))
     env.filters["num"] = _number
     env.filters["svg_uri"] = _svg_uri
+    env.filters["support"] = support_status
+    env.tests["in_process"] = in_process
+    env.globals["leak_checks"] = LEAK_CHECKS
     return env
 
 

@@ -14,6 +14,9 @@ import html
 import re
 from typing import Any
 
+from .checks import LEAK_CHECKS
+from .model import in_process, support_status
+
 __all__ = ["escape", "render_markdown"]
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
@@ -131,29 +134,69 @@ def _audit(doc: dict[str, Any]) -> list[str]:
         ("counts", f"{ka} of {na} outputs of M(a) in S; {kb} of {nb} outputs of M(b) in S"),
         ("ε lower bound", f"{_number(result['epsilon_lower_bound'])} (claimed {_number(result['claim']['epsilon'])})"),
         ("δ lower bound", _number(result["delta_lower_bound"]) if result.get("delta_lower_bound") is not None else None),
-        ("method", f"{escape(result['method'])} bound at confidence {_number(result['confidence'])}"),
+        ("method", f"{escape(result['method'])} bound at confidence {_number(result['confidence'], 6)}"),
         ("reach", f"{_number(result['epsilon_reach'])} (best bound a mechanism exactly at its claim could give)"),
         ("samples", f"{result['samples']} verification + {result['search_samples']} search per side"),
         ("seed", str(result["seed"])),
+        ("stopping", _stopping(result["stopping"])),
+        ("run", _run(result["run"])),
+        ("leak checks", _leak_checks(result)),
         ("time", f"{_number(result['elapsed_s'], 3)} s ({_number(result['mechanism_s'], 3)} s in the mechanism)"),
     ])
+    lines += [f"Sequential procedure: {escape(result['stopping']['procedure'])}", ""]
     for note in result.get("notes", []):
         lines.append(f"- {escape(note)}")
     return lines + ([""] if result.get("notes") else [])
+
+
+def _stopping(stopping: dict[str, Any]) -> str:
+    # The reason names the look a violation was certified at (``decided_at``) when it differs.
+    return (
+        f"stopped at look {stopping['stopped_at']} of {len(stopping['looks'])} after {stopping['samples_used']} "
+        f"samples per side ({_number(100 * stopping['fraction_used'], 3)} % of the budget): {escape(stopping['reason'])}"
+    )
+
+
+def _run(run: dict[str, Any]) -> str:
+    text = f"executor {escape(run['executor'])}"
+    if not in_process(run):
+        text += f", {run['workers']} worker(s)"
+    if run.get("checkpoint"):
+        text += f"; checkpoint {escape(run['checkpoint'])} ({run['resumed_chunks']} chunks resumed)"
+    return text + (f"; {escape(run['note'])}" if run.get("note") else "")
+
+
+def _leak_checks(result: dict[str, Any]) -> str:
+    ran = ", ".join(escape(c) for c in result["checks"]) or "none"
+    found = result["findings"]
+    return f"{ran}; {len(found)} finding(s)" + (" (section 4)" if found else "")
 
 
 def _checks(doc: dict[str, Any]) -> list[str]:
     lines = ["## 4. Implementation checks", ""]
     if not doc["implementation"]:
         return lines + ["None run.", ""]
-    lines += ["| check | status | verdict | finding |", "|---|---|---|---|"]
+    lines += ["| check | run by | verdict | P\\_b(S) = 0 | finding |", "|---|---|---|---|---|"]
     for check in doc["implementation"]:
         result = check.get("result") or {}
+        verdict = result.get("verdict", check["status"])
         finding = result.get("reason") or check.get("note", "")
         lines.append(
-            f"| {escape(check['name'])} | {escape(check['status'])} | {escape(result.get('verdict', '—'))} | {escape(finding)} |"
+            f"| {escape(check['name'])} | {escape(check['source'])} | {escape(verdict)} | "
+            f"{escape(support_status(result)) if result and check['name'] in LEAK_CHECKS else '—'} | {escape(finding)} |"
         )
-    return lines + [""]
+    lines.append("")
+    audit = doc["audit"]["result"] or {}
+    for finding in audit.get("findings", []):
+        if "event" not in finding:
+            continue
+        (ka, kb), (na, nb) = finding["hits"], finding["sample_sizes"]
+        lines.append(
+            f"- **{escape(finding['check'])}**: event S = [{escape(finding['event'])}], {ka} of {na} outputs of M(a) "
+            f"and {kb} of {nb} of M(b) in S, verified ε ≥ {_number(finding['epsilon_lower_bound'])} at confidence "
+            f"{_number(finding['confidence'], 6)}; P\\_b(S) = 0: {escape(support_status(finding))}"
+        )
+    return lines + ([""] if audit.get("findings") else [])
 
 
 def _environment(doc: dict[str, Any]) -> list[str]:

@@ -118,15 +118,27 @@ def test_proof(dp):
     result.assert_outcomes(passed=1, skipped=1)
 
 
-def test_report_directory_gets_one_json_per_audit(pytester):
+def test_report_directory_gets_a_json_and_an_html_report_per_audit(pytester):
     write(pytester, "\n@pytest.mark.dp(epsilon=1.0, pair=PAIR)\ndef test_good():\n    return good\n")
     out = pytester.path / "dp-reports"
     result = pytester.runpytest_subprocess(SAMPLES, f"--dp-report={out}")
     result.assert_outcomes(passed=1)
-    files = sorted(out.glob("*.json"))
-    assert [f.name for f in files] == ["test_mech.py_test_good.json"]
-    document = json.loads(files[0].read_text())
-    assert document["verdict"] == "pass" and document["confidence"] == pytest.approx(1 - 1e-6)
+    assert sorted(f.name for f in out.iterdir()) == ["test_mech.py_test_good.html", "test_mech.py_test_good.json"]
+    document = json.loads((out / "test_mech.py_test_good.json").read_text(encoding="utf-8"))
+    from dpaudit.reports import load_schema
+
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator(load_schema()).validate(document)
+    audit = document["audit"]["result"]
+    assert audit["verdict"] == "pass" and audit["confidence"] == pytest.approx(1 - 1e-6)
+    assert audit["samples"] == 20_000 and sorted(audit["pair"], key=len) == [[1, 0, 1], [1, 0, 1, 1]]  # either order
+    assert document["proof"] == {"status": "skipped", "result": None, "note": "not run by the pytest plugin"}
+    assert document["settings"]["seed"] == audit["seed"]
+    assert document["settings"]["reproduce"].endswith("or: pytest 'test_mech.py::test_good' --dp-seed=20260101")
+    assert {f["id"] for f in document["plots"]["figures"]} >= {"distributions", "bound-curve"}
+    page = (out / "test_mech.py_test_good.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "Privacy audit of good" in page
+    assert "not run by the pytest plugin" in page and page.count('<img src="data:image/svg+xml;base64,') >= 2
 
 
 def _summary_rows(result) -> list[str]:

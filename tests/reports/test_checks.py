@@ -1,15 +1,16 @@
-"""Implementation checks in reports: run when the mechanism supports them, skipped with a reason otherwise."""
+"""Implementation checks in reports: the leak checks read back from the audit, the sensitivity check run here."""
 
 from __future__ import annotations
 
 import pytest
 
 from dpaudit import get
+from dpaudit.auditor import audit
 from dpaudit.errors import InvalidArgument
-from dpaudit.reports import build_report
-from dpaudit.reports.checks import CHECKS, implementation_checks
+from dpaudit.reports import build_report, render
+from dpaudit.reports.checks import CHECKS, implementation_checks, sensitivity_check
 
-from .conftest import FIXED_ENVIRONMENT
+from .conftest import FIXED_ENVIRONMENT, SMALL
 
 
 def test_sensitivity_violation_of_a_flawed_entry_is_reported(schema_validator):
@@ -19,22 +20,63 @@ def test_sensitivity_violation_of_a_flawed_entry_is_reported(schema_validator):
     schema_validator.validate(document)
     checks = {c["name"]: c for c in document["implementation"]}
     assert list(checks) == list(CHECKS)
-    assert checks["sensitivity"]["status"] == "done"
+    assert checks["sensitivity"]["source"] == "report" and checks["sensitivity"]["status"] == "done"
     assert checks["sensitivity"]["result"]["verdict"] == "violation"
-    assert checks["lattice"] == {"name": "lattice", "status": "skipped", "result": None, "note": "not requested"}
+    assert checks["lattice"] == {"name": "lattice", "source": "audit", "status": "skipped", "result": None,
+                                 "note": "not requested"}
+    # A skipped leak check is left out of the audit itself, not only of the report.
+    assert "lattice" not in document["audit"]["result"]["checks"]
     assert document["summary"]["verdicts"]["check:sensitivity"] == "violation"
     assert document["summary"]["overall"] == "violation"
 
 
-def test_vector_outputs_get_the_correlation_check_and_no_lattice_check():
+@pytest.mark.parametrize("name", ["laplace-sum", "laplace-mean"])
+def test_exact_statistics_pass_the_sensitivity_check(name):
+    # Both compute their statistic exactly (Fraction), so no neighbouring pair can exceed Delta: a
+    # flag here would be a false alarm of the check (its search is derandomised: no seed to be lucky with).
+    entry = sensitivity_check(get(name))
+    assert entry["status"] == "done", entry["note"]
+    assert entry["result"]["verdict"] == "pass"
+    assert entry["result"]["examples_tried"] > 0
+
+
+@pytest.mark.statistical
+def test_vector_outputs_get_the_correlation_check_from_the_audit():
     mechanism = get("laplace-vector")
-    checks = implementation_checks(mechanism, mechanism.pairs[0], samples=2_000, seed=1, confidence=0.95,
-                                   skip=("sensitivity",))
-    status = {c["name"]: c["status"] for c in checks}
-    assert status == {"float-support": "skipped", "lattice": "skipped", "correlated-noise": "done",
-                      "sensitivity": "skipped"}
+    result = audit(mechanism, samples=2_000, seed=1, confidence=SMALL["confidence"])
+    assert "correlated-noise" in result.checks and result.findings == ()
+    checks = implementation_checks(mechanism, result.as_dict(), skip=("sensitivity",))
+    status = {c["name"]: (c["source"], c["status"]) for c in checks}
+    assert status == {"float-support": ("audit", "skipped"), "lattice": ("audit", "skipped"),
+                      "correlated-noise": ("audit", "done"), "sensitivity": ("report", "skipped")}
+    assert checks[2]["result"]["verdict"] == "pass"
+
+
+@pytest.mark.statistical
+def test_a_float_leak_is_the_audits_finding_not_a_second_test(schema_validator):
+    # laplace-float-textbook adds textbook float Laplace noise to the count: outputs no exact replay of
+    # the noise reaches from q_b, so P_b(S) = 0 is proved and each output in S is an infinite loss.
+    # At confidence 1 - 1e-6 a correct mechanism is flagged with probability <= 1e-6, so the flag is
+    # power, not luck; with P_a(S) ~ 2/3 and 2 x 10^4 samples the capped bound is ~6.8 > 1.
+    document = build_report("laplace-float-textbook", plots=False, env=FIXED_ENVIRONMENT, **SMALL)
+    schema_validator.validate(document)
+    findings = document["audit"]["result"]["findings"]
+    assert [f["check"] for f in findings] == ["float-support"]
+    entry = next(c for c in document["implementation"] if c["name"] == "float-support")
+    assert entry["source"] == "audit" and entry["status"] == "done"
+    # The entry is the audit's finding, with the same counts: nothing was sampled a second time.
+    assert {k: v for k, v in entry["result"].items() if k not in ("method", "findings")} == findings[0]
+    assert entry["result"]["proven_empty"] is True and entry["result"]["hits"][1] == 0
+    assert document["summary"]["verdicts"]["check:float-support"] == "violation"
+    markdown = render(document, "markdown")
+    assert "| float-support | audit | violation | proved |" in markdown
+    assert "P\\_b(S) = 0: proved" in markdown
+    page = render(document, "html")
+    assert "P<sub>b</sub>(S) = 0: proved" in page
 
 
 def test_unknown_check_names_are_refused_before_any_work():
     with pytest.raises(InvalidArgument, match=r"skip_checks=\('lattic',\) must name checks among"):
         build_report("laplace", skip_checks=("lattic",))
+    with pytest.raises(InvalidArgument, match=r"skip=\['lattic'\] must name checks among"):
+        implementation_checks(get("laplace"), None, skip=("lattic",))

@@ -100,6 +100,17 @@ def test_markdown_has_the_sections_in_pyramid_order(laplace_report):
     assert "$$" in text and "**Overall: PASS**" in text
 
 
+def test_stopping_run_and_leak_checks_are_shown_in_both_formats(laplace_report):
+    audit = laplace_report["audit"]["result"]
+    stopping = audit["stopping"]
+    stopped = f"stopped at look {stopping['stopped_at']} of {len(stopping['looks'])} after {stopping['samples_used']}"
+    for text in (render(laplace_report, "markdown"), render(laplace_report, "html")):
+        assert stopped in text
+        assert "alpha spending over" in text  # the procedure itself
+        assert f"executor {audit['run']['executor']}" in text
+        assert "float-support, lattice, correlated-noise; 0 finding(s)" in text
+
+
 @pytest.mark.parametrize("path, fmt", [("a.html", "html"), ("b.HTM", "html"), ("c.json", "json"), ("d.md", "markdown")])
 def test_the_suffix_picks_the_format(path, fmt):
     assert format_for(path) == fmt
