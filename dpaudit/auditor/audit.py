@@ -34,8 +34,6 @@ import math
 import time
 from typing import Any
 
-import numpy as np
-
 from .._validation import (
     check_nonnegative_finite,
     check_nonnegative_int,
@@ -68,6 +66,7 @@ MIN_SAMPLES = 100
 REACH_FRACTION = 0.9
 SEARCH_EVENTS = 10_000
 PDP_SHARE = 0.5
+HELD_OUT_LEVEL = 0.8413447460685429  # Phi(1): one standard error
 
 
 def search_budget(samples: int) -> int:
@@ -231,13 +230,19 @@ def audit(
         return bounds.epsilon_lower_bound(chosen_method, ka, na, kb, nb, search_level, claim_delta)
 
     # The held-out re-scoring (:mod:`.screening`) ranks the shortlist by the bound the verification
-    # would report at its own size and level -- the last look's alpha over the candidates -- given
-    # the held-out estimates p^ = k / n: the expected verified bound, counts n_v p^ at n_v = N.
+    # would report at its own size N and level -- the last look's alpha over the candidates -- given
+    # held-out estimates of p and p': the expected verified bound, evaluated at counts N p^, N p^'.
+    # The estimates are taken one standard error to the cautious side, p^ = CP_lower(k; n, Phi(1)) and
+    # p^' = CP_upper(k'; n, Phi(1)) (one-sided Clopper-Pearson at level 0.841): with thousands of
+    # held-out hits that moves ln(p^ / p^') by ~sqrt(1/k + 1/k'), a few hundredths, but an event with
+    # a handful of hits and none on the other side (7 vs 0: p^ / p^' = 4.6 / 1.8, not 7 / 0) cannot
+    # outscore a high-mass event by the luck of its held-out counts.
     verification_alpha = schedule(n, _adp_confidence(confidence, probabilistic), bool(early_stopping)).alphas[-1]
     verification_level = 1.0 - verification_alpha / candidates
 
     def rescore(ka, na, kb, nb):
-        expected_a, expected_b = np.asarray(ka, dtype=float) * (n / na), np.asarray(kb, dtype=float) * (n / nb)
+        expected_a = bounds.cp_lower(ka, na, HELD_OUT_LEVEL) * n
+        expected_b = bounds.cp_upper(kb, nb, HELD_OUT_LEVEL) * n
         return bounds.epsilon_lower_bound(chosen_method, expected_a, n, expected_b, n, verification_level, claim_delta)
 
     store = None

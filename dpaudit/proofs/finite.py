@@ -58,7 +58,6 @@ def product_factors(density: Any) -> tuple[Any, list[Any]] | None:
 
 
 def _ratio_max(ratios: list[Any], context: SignContext) -> Any:
-    import sympy
 
     unique: list[Any] = []
     for r in ratios:
@@ -182,7 +181,6 @@ def valid_pmf(density: Any, point: dict, x: tuple) -> bool:
 
 def finite_counterexample(density: Any, epsilon: Any, context: SignContext, max_points: int = 20) -> Counterexample | None:
     """The output and inputs with the largest verified log-ratio above epsilon (mpmath), or None."""
-    import mpmath
 
     from .verify import log_ratio_at
 

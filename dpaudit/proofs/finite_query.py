@@ -27,9 +27,9 @@ from typing import Any
 from .budget import checkpoint
 from .outputs import finite_outputs
 from .result import Counterexample, Outcome, Step, Verdict
-from .signs import DIGITS, SignContext, exceeds, evaluate
+from .signs import DIGITS, SignContext, evaluate
 from .supremum import NotDecidable
-from .verify import log_ratio_at, screen_pairs
+from .verify import screen_pairs
 
 __all__ = ["prove_finite_query"]
 

@@ -27,10 +27,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .finite import input_pairs
 from .budget import checkpoint
 from .outputs import finite_outputs
-from .result import Outcome, Verdict
+from .result import Outcome
 from .signs import SignContext
 
 __all__ = ["PostProcessingSearch", "search_postprocessing"]

@@ -62,7 +62,6 @@ def _split_by_coordinate(expression: Any, shifts: tuple) -> tuple[list[Any], Any
 
 def _largest(values: list[Any], context: SignContext) -> Any:
     """The value that is >= every other one for all parameters (NotDecidable if none is)."""
-    import sympy
 
     unique: list[Any] = []
     for value in values:

@@ -202,7 +202,6 @@ class SignContext:
 
     def negative_point(self, expr: Any, points: list[dict[Any, Any]] | None = None) -> dict[Any, Any] | None:
         """Parameter values at which ``expr < 0`` (checked with mpmath), or None."""
-        import mpmath
 
         for point in points if points is not None else self.parameter_points():
             value = evaluate(expr, point)

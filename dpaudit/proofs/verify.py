@@ -175,7 +175,7 @@ def normalisation_error(density: Any, point: dict) -> str | None:
     import mpmath
     import sympy
 
-    from .outputs import finite_outputs, is_finite_output
+    from .outputs import is_finite_output
 
     inputs = [tuple(x) for x in density.input_domain] if density.input_domain is not None else [tuple(0 for _ in density.inputs)]
     with mpmath.workdps(30):

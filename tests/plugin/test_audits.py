@@ -237,3 +237,10 @@ def test_wrong_with_a_strategy(dp):
     result = pytester.runpytest_subprocess()
     result.assert_outcomes(passed=1, failed=2)
     result.stdout.fnmatch_lines(["*declared sensitivity 1 is exceeded*"])
+
+
+def test_an_approximate_dp_entry_keeps_its_delta(pytester):
+    # The classic Gaussian is (0.5, 1e-5)-DP and not pure DP: auditing it without restating delta must
+    # use the entry's own delta (a pure-DP restatement would flag it).
+    pytester.makepyfile(test_gauss="def test_gaussian(dp):\n    r = dp.assert_private('gaussian')\n    assert r.claim.delta == 1e-5\n")
+    pytester.runpytest_subprocess(SAMPLES).assert_outcomes(passed=1)
