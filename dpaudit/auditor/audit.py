@@ -66,7 +66,6 @@ MIN_SAMPLES = 100
 REACH_FRACTION = 0.9
 SEARCH_EVENTS = 10_000
 PDP_SHARE = 0.5
-HELD_OUT_LEVEL = 0.8413447460685429  # Phi(1): one standard error
 
 
 def search_budget(samples: int) -> int:
@@ -78,11 +77,6 @@ def search_budget(samples: int) -> int:
     them in 2 of 3 seeds, N/2 in 6 of 6 (``benchmarks/scale_out.py`` and the catalogue test).
     """
     return min(max(samples // 2, min(samples, 20_000)), 500_000)
-
-
-def _adp_confidence(confidence: float, probabilistic: bool) -> float:
-    """The confidence the approximate-DP verification gets: all of it, or 1 - (1 - PDP_SHARE) alpha."""
-    return 1.0 - (1.0 - confidence) * (1.0 - PDP_SHARE) if probabilistic else confidence
 
 
 def _pick_method(method: str, delta: float) -> str:
@@ -229,22 +223,6 @@ def audit(
     def score(ka, na, kb, nb):
         return bounds.epsilon_lower_bound(chosen_method, ka, na, kb, nb, search_level, claim_delta)
 
-    # The held-out re-scoring (:mod:`.screening`) ranks the shortlist by the bound the verification
-    # would report at its own size N and level -- the last look's alpha over the candidates -- given
-    # held-out estimates of p and p': the expected verified bound, evaluated at counts N p^, N p^'.
-    # The estimates are taken one standard error to the cautious side, p^ = CP_lower(k; n, Phi(1)) and
-    # p^' = CP_upper(k'; n, Phi(1)) (one-sided Clopper-Pearson at level 0.841): with thousands of
-    # held-out hits that moves ln(p^ / p^') by ~sqrt(1/k + 1/k'), a few hundredths, but an event with
-    # a handful of hits and none on the other side (7 vs 0: p^ / p^' = 4.6 / 1.8, not 7 / 0) cannot
-    # outscore a high-mass event by the luck of its held-out counts.
-    verification_alpha = schedule(n, _adp_confidence(confidence, probabilistic), bool(early_stopping)).alphas[-1]
-    verification_level = 1.0 - verification_alpha / candidates
-
-    def rescore(ka, na, kb, nb):
-        expected_a = bounds.cp_lower(ka, na, HELD_OUT_LEVEL) * n
-        expected_b = bounds.cp_upper(kb, nb, HELD_OUT_LEVEL) * n
-        return bounds.epsilon_lower_bound(chosen_method, expected_a, n, expected_b, n, verification_level, claim_delta)
-
     store = None
     if checkpoint is not None:
         fingerprint = {
@@ -274,7 +252,7 @@ def audit(
             outcome, chosen = _from_record(store.search, mechanism.noise)
             bar.advance(2 * outcome.samples)
         else:
-            outcome = search_stage(draws, pairs, search_budget(n), score, rescore, checks)
+            outcome = search_stage(draws, pairs, search_budget(n), score, checks)
             chosen = _distinct(outcome.found, candidates)
             if store is not None:
                 store.set_search(_search_record(outcome, chosen))

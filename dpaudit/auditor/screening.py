@@ -1,26 +1,13 @@
-"""The search stage: choose the neighbouring pair and the events to verify, at the verification's level.
-
-Every choice is made in two steps on disjoint halves of one pair's search draws (even-indexed rows:
-*fit*, odd-indexed rows: *held out*):
-
-1. **Shortlist** -- :func:`.search.search_events` on the fit half with the strict search bound
-   (Bonferroni over ``SEARCH_EVENTS`` in :mod:`.audit`), keeping the ``SHORTLIST_KEEP`` best events
-   of every family, feature and direction.  The strict level guards this step against the winner's
-   curse over thousands of cuts (no lone tail event with a handful of hits makes the list), and
-   keeping more than one per family keeps small-mass, high-ratio events beside the high-mass one the
-   strict level prefers (sparse vector Alg. 4: "output[9] > 0", mass 0.9 %, beside "output[9] > -1").
-2. **Re-score** -- every shortlisted event is counted on the held-out half and scored by
-   ``rescore``: the bound the verification would report at its own sample size N and level given the
-   held-out estimates p^ = k / n, p^' = k' / n (the expected verified bound; :mod:`.audit` builds it).
-   The held-out counts are independent of the shortlist, so the only selection left is the maximum
-   over the few hundred shortlisted events.
+"""The search stage: choose the neighbouring pair (successive halving) and the events to verify.
 
 With several candidate pairs, half of the search budget screens them by successive halving (Jamieson
 & Talwalkar 2016, "Non-stochastic best arm identification and hyperparameter optimization", Alg. 1;
 Karnin, Koren & Somekh 2013): in round r = 1..R, R = ceil(log2 P), the surviving pairs share
-budget/R more draws per side equally, every survivor is scored by its best re-scored event on *all*
-its draws so far, and the better half survives.  The rest of the search budget (at least half),
-fresh, plus the winner's screening draws choose the events the same way.
+budget/R more draws per side equally, every survivor is scored by its best event's search bound on
+*all* its draws so far, and the better half survives.  A weak flaw whose witness has little mass
+therefore gets most of the screening budget once the pairs without signal are dropped, instead of
+1/P of it.  The rest of the search budget (at least half), fresh, plus the winner's screening draws
+choose the events (:func:`.search.search_events`).
 
 Everything here only *chooses*; the reported bound is computed on fresh verification samples, so the
 choice cannot bias it (the audit's validity does not depend on how pairs and events are chosen).
@@ -29,7 +16,7 @@ choice cannot bias it (the audit's validity does not depend on how pairs and eve
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -38,10 +25,9 @@ from .leak_events import leak_families
 from .sampling import Draws
 from .search import Scored, Scorer, search_events
 
-__all__ = ["MIN_SCREEN", "SHORTLIST_KEEP", "SearchOutcome", "rescored_shortlist", "search_stage"]
+__all__ = ["MIN_SCREEN", "SearchOutcome", "search_stage"]
 
 MIN_SCREEN = 50
-SHORTLIST_KEEP = 2
 
 
 @dataclass(frozen=True)
@@ -55,67 +41,17 @@ class SearchOutcome:
     notes: tuple[str, ...] = ()
 
 
-def _ranked(found: list[Scored]) -> list[Scored]:
-    return sorted(found, key=lambda s: (-s.objective, -(s.hits_a if s.forward else s.hits_b)))
-
-
-def rescored_shortlist(
-    rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, rescore: Scorer, extra: list[Scored] | None = None
-) -> list[Scored]:
-    """Shortlist on the even-indexed rows with ``score``, re-score on the odd-indexed rows with ``rescore``.
-
-    ``extra`` events (chosen on the even-indexed rows elsewhere, e.g. the leak families) join the
-    shortlist.  Returns the distinct shortlisted events with ``objective`` the held-out ``rescore``
-    and ``hits_a``, ``hits_b`` the held-out counts, best first (ties: more mass on the larger side).
-    """
-    fit_a, fit_b = rows_a[0::2], rows_b[0::2]
-    held_a, held_b = rows_a[1::2], rows_b[1::2]
-    if held_a.shape[0] == 0 or held_b.shape[0] == 0:
-        return []
-    listed = search_events(fit_a, fit_b, score, keep=SHORTLIST_KEEP) + list(extra or [])
-    index_of: dict[str, int] = {}
-    events = []
-    shortlist: list[tuple[Scored, int]] = []
-    seen: set[tuple[int, bool]] = set()
-    for scored in listed:
-        index = index_of.setdefault(repr(scored.event.as_dict()), len(index_of))
-        if index == len(events):
-            events.append(scored.event)
-        if (index, scored.forward) not in seen:
-            seen.add((index, scored.forward))
-            shortlist.append((scored, index))
-    if not shortlist:
-        return []
-    ka = np.array([np.count_nonzero(event.contains(held_a)) for event in events])
-    kb = np.array([np.count_nonzero(event.contains(held_b)) for event in events])
-    na, nb = held_a.shape[0], held_b.shape[0]
-    forward_values = rescore(ka, na, kb, nb)
-    backward_values = rescore(kb, nb, ka, na)
-    rescored = []
-    for scored, index in shortlist:
-        value = forward_values[index] if scored.forward else backward_values[index]
-        rescored.append(replace(scored, objective=float(value), hits_a=int(ka[index]), hits_b=int(kb[index])))
-    return _ranked(rescored)
-
-
-def _objective(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, rescore: Scorer) -> float:
-    found = rescored_shortlist(rows_a, rows_b, score, rescore)
+def _objective(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> float:
+    found = search_events(rows_a, rows_b, score)
     return found[0].objective if found else -math.inf
 
 
 def search_stage(
-    draws: Draws,
-    pairs: list[tuple[Any, Any]],
-    n_search: int,
-    score: Scorer,
-    rescore: Scorer,
-    checks: tuple[str, ...] = (),
+    draws: Draws, pairs: list[tuple[Any, Any]], n_search: int, score: Scorer, checks: tuple[str, ...] = ()
 ) -> SearchOutcome:
-    """Screen ``pairs`` by successive halving, then choose the events on the winner (see the module docstring).
+    """Screen ``pairs`` by successive halving, then search events on the winner (see the module docstring).
 
-    ``score`` is the strict search bound of the shortlist, ``rescore`` the expected verified bound of
-    the held-out re-scoring.  The leak-check families named in ``checks`` (:mod:`.leak_events`),
-    chosen on the winner's fit half, join its shortlist.
+    The leak-check families named in ``checks`` (:mod:`.leak_events`) join the event search on the winner.
     """
     pools: dict[int, list[list[np.ndarray]]] = {}
     survivors = list(range(len(pairs)))
@@ -133,7 +69,7 @@ def search_stage(
                 new_a, new_b = draws.rows_many([((0, 0, r, i, 0), a, share), ((0, 0, r, i, 1), b, share)])
                 pool[0].append(new_a)
                 pool[1].append(new_b)
-                scores[i] = _objective(np.concatenate(pool[0]), np.concatenate(pool[1]), score, rescore)
+                scores[i] = _objective(np.concatenate(pool[0]), np.concatenate(pool[1]), score)
             spent += share * len(survivors)
             rounds.append(tuple(survivors))
             # Stable order: ties keep the earlier (recommended) pair.
@@ -146,6 +82,7 @@ def search_stage(
     if winner in pools:
         rows_a = np.concatenate([*pools[winner][0], rows_a])
         rows_b = np.concatenate([*pools[winner][1], rows_b])
-    leaks, notes = leak_families(draws.mechanism, (a, b), rows_a[0::2], rows_b[0::2], score, checks)
-    found = rescored_shortlist(rows_a, rows_b, score, rescore, leaks)
+    found = search_events(rows_a, rows_b, score)
+    leaks, notes = leak_families(draws.mechanism, (a, b), rows_a, rows_b, score, checks)
+    found = sorted(found + leaks, key=lambda s: (-s.objective, -(s.hits_a if s.forward else s.hits_b)))
     return SearchOutcome(winner, found, spent + fresh, tuple(rounds), tuple(notes))
