@@ -91,7 +91,7 @@ def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool)
 @click.option("--epsilon", type=float, default=None, help="Claimed epsilon (default: the mechanism's claim).")
 @click.option("--delta", type=float, default=None, help="Claimed delta (default: the mechanism's claim, else 0).")
 @click.option("--samples", type=int, default=None,
-              help="Verification samples per side (default 10^6; 2x10^5 with --all).")
+              help="Verification samples per side (default 10^6, also with --all).")
 @click.option("--seed", type=int, default=None, help="Seed that reproduces the report (default: drawn; fixed with --all).")
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence of the audit's bounds.")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Draw the figures.")
