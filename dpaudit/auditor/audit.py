@@ -1,8 +1,9 @@
 """``audit()``: a two-stage Monte Carlo lower bound on the epsilon a mechanism realises.
 
 1. **Search stage** (``search_samples`` per side, see :func:`search_budget`).  When no pair is given,
-   half of it screens the candidate pairs of :mod:`.pairs` by successive halving; the rest (at least
-   half), fresh, plus the winner's screening samples choose the events (:mod:`.screening`,
+   half of it screens the candidate pairs of :mod:`.pairs` by successive halving, each pair scored by
+   the expected verified bound of its best event on held-out rows; the rest (at least half), fresh,
+   plus the winner's screening samples choose the events by the strict search (:mod:`.screening`,
    :mod:`.search`).  With a given pair all of it goes to event selection.
 2. **Verification stage** (``samples`` per side).  Fresh samples -- Poisson-sized, which makes the
    joint ratio test exact (:mod:`.bounds`) -- are drawn in batches and only the hit counts of the
@@ -33,6 +34,8 @@ from __future__ import annotations
 import math
 import time
 from typing import Any
+
+import numpy as np
 
 from .._validation import (
     check_nonnegative_finite,
@@ -77,6 +80,11 @@ def search_budget(samples: int) -> int:
     them in 2 of 3 seeds, N/2 in 6 of 6 (``benchmarks/scale_out.py`` and the catalogue test).
     """
     return min(max(samples // 2, min(samples, 20_000)), 500_000)
+
+
+def _adp_confidence(confidence: float, probabilistic: bool) -> float:
+    """The confidence the approximate-DP verification gets: all of it, or 1 - (1 - PDP_SHARE) alpha."""
+    return 1.0 - (1.0 - confidence) * (1.0 - PDP_SHARE) if probabilistic else confidence
 
 
 def _pick_method(method: str, delta: float) -> str:
@@ -223,6 +231,17 @@ def audit(
     def score(ka, na, kb, nb):
         return bounds.epsilon_lower_bound(chosen_method, ka, na, kb, nb, search_level, claim_delta)
 
+    # The held-out re-scoring of the pair screening (:mod:`.screening`) ranks a shortlist by the
+    # bound the verification would report at its own size and level -- the last look's alpha over
+    # the candidates -- given the held-out estimates p^ = k / n: the expected verified bound, counts
+    # n_v p^ at n_v = N.
+    verification_alpha = schedule(n, _adp_confidence(confidence, probabilistic), bool(early_stopping)).alphas[-1]
+    verification_level = 1.0 - verification_alpha / candidates
+
+    def rescore(ka, na, kb, nb):
+        expected_a, expected_b = np.asarray(ka, dtype=float) * (n / na), np.asarray(kb, dtype=float) * (n / nb)
+        return bounds.epsilon_lower_bound(chosen_method, expected_a, n, expected_b, n, verification_level, claim_delta)
+
     store = None
     if checkpoint is not None:
         fingerprint = {
@@ -252,7 +271,7 @@ def audit(
             outcome, chosen = _from_record(store.search, mechanism.noise)
             bar.advance(2 * outcome.samples)
         else:
-            outcome = search_stage(draws, pairs, search_budget(n), score, checks)
+            outcome = search_stage(draws, pairs, search_budget(n), score, rescore, checks)
             chosen = _distinct(outcome.found, candidates)
             if store is not None:
                 store.set_search(_search_record(outcome, chosen))

@@ -60,20 +60,24 @@ class Scored:
     hits_b: int
 
 
-def _best(family: str, make: Callable[[int], Event], ka, kb, na: int, nb: int, score: Scorer) -> list[Scored]:
-    """The best event of one family in each direction."""
+def _best(
+    family: str, make: Callable[[int], Event], ka, kb, na: int, nb: int, score: Scorer, keep: int = 1
+) -> list[Scored]:
+    """The ``keep`` best events of one family in each direction (finite objectives only)."""
     ka, kb = np.asarray(ka), np.asarray(kb)
     if ka.size == 0:
         return []
     found = []
     for forward in (True, False):
         values = score(ka, na, kb, nb) if forward else score(kb, nb, ka, na)
-        if not np.any(np.isfinite(values)):
+        finite = np.isfinite(values)
+        if not np.any(finite):
             continue
         # Ties (common on flat stretches of the bound) go to the event with more mass on the larger side.
         mass = ka / na if forward else kb / nb
-        i = int(np.lexsort((-mass, -np.nan_to_num(values, neginf=-1e300)))[0])
-        found.append(Scored(make(i), family, forward, float(values[i]), int(ka[i]), int(kb[i])))
+        order = np.lexsort((-mass, -np.nan_to_num(values, neginf=-1e300)))
+        for i in order[: min(keep, int(np.count_nonzero(finite)))]:
+            found.append(Scored(make(int(i)), family, forward, float(values[i]), int(ka[i]), int(kb[i])))
     return found
 
 
@@ -110,19 +114,19 @@ def _cuts(unique: np.ndarray) -> np.ndarray:
     return unique[index]
 
 
-def _thresholds(feature: Feature, f: _Sorted, score: Scorer) -> list[Scored]:
+def _thresholds(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> list[Scored]:
     cuts = _cuts(f.unique)[:-1]  # "<= max" is everything: no information
     if cuts.size == 0:
         return []
     ka = np.searchsorted(f.sa, cuts, side="right")
     kb = np.searchsorted(f.sb, cuts, side="right")
     na, nb = f.sa.size, f.sb.size
-    low = _best("threshold", lambda i: Threshold(feature, float(cuts[i]), True), ka, kb, na, nb, score)
-    high = _best("threshold", lambda i: Threshold(feature, float(cuts[i]), False), na - ka, nb - kb, na, nb, score)
+    low = _best("threshold", lambda i: Threshold(feature, float(cuts[i]), True), ka, kb, na, nb, score, keep)
+    high = _best("threshold", lambda i: Threshold(feature, float(cuts[i]), False), na - ka, nb - kb, na, nb, score, keep)
     return low + high
 
 
-def _intervals(feature: Feature, f: _Sorted, score: Scorer) -> list[Scored]:
+def _intervals(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> list[Scored]:
     edges = f.quantiles(INTERVAL_EDGES)
     if edges.size < 3:
         return []
@@ -138,10 +142,11 @@ def _intervals(feature: Feature, f: _Sorted, score: Scorer) -> list[Scored]:
         f.sa.size,
         f.sb.size,
         score,
+        keep,
     )
 
 
-def _ratio_ordered(family: str, make_set, codes_a, codes_b, size: int, score: Scorer) -> list[Scored]:
+def _ratio_ordered(family: str, make_set, codes_a, codes_b, size: int, score: Scorer, keep: int = 1) -> list[Scored]:
     """Prefixes of the atoms (codes 0..size-1) sorted by smoothed likelihood ratio, both directions.
 
     Cross-fitted: the order is estimated on the even-indexed samples and the prefixes are scored on
@@ -159,7 +164,10 @@ def _ratio_ordered(family: str, make_set, codes_a, codes_b, size: int, score: Sc
     found = []
     for forward, order in ((True, np.argsort(-ratio, kind="stable")), (False, np.argsort(ratio, kind="stable"))):
         ka, kb = np.cumsum(ca[order])[:-1], np.cumsum(cb[order])[:-1]
-        for scored in _best(family, lambda i, o=order: make_set(tuple(int(c) for c in o[: i + 1])), ka, kb, na, nb, score):
+        def make(i: int, o: np.ndarray = order) -> Event:
+            return make_set(tuple(int(c) for c in o[: i + 1]))
+
+        for scored in _best(family, make, ka, kb, na, nb, score, keep):
             if scored.forward == forward:
                 found.append(scored)
     return found
@@ -169,7 +177,7 @@ def _discrete(f: _Sorted) -> bool:
     return f.both.dtype.kind in "biu" or f.unique.size <= min(MAX_ATOMS, f.both.size // 8)
 
 
-def _value_sets(feature: Feature, f: _Sorted, score: Scorer) -> list[Scored]:
+def _value_sets(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> list[Scored]:
     atoms = f.unique
     if atoms.size < 2 or atoms.size > MAX_ATOMS:
         return []
@@ -178,10 +186,10 @@ def _value_sets(feature: Feature, f: _Sorted, score: Scorer) -> list[Scored]:
     def make(chosen: tuple[int, ...]) -> Event:
         return ValueSet(feature, tuple(float(atoms[c]) for c in sorted(chosen)))
 
-    return _ratio_ordered("atoms", make, codes_a, codes_b, atoms.size, score)
+    return _ratio_ordered("atoms", make, codes_a, codes_b, atoms.size, score, keep)
 
 
-def _histogram(feature: Feature, f: _Sorted, score: Scorer) -> list[Scored]:
+def _histogram(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> list[Scored]:
     bins = int(min(HISTOGRAM_BINS, max(4, f.both.size // 200)))
     edges = f.quantiles(bins + 1)[1:-1]
     if edges.size < 2:
@@ -193,10 +201,10 @@ def _histogram(feature: Feature, f: _Sorted, score: Scorer) -> list[Scored]:
     def make(chosen: tuple[int, ...]) -> Event:
         return BinSet(feature, edge_tuple, tuple(sorted(chosen)))
 
-    return _ratio_ordered("histogram ratio", make, codes_a, codes_b, edges.size + 1, score)
+    return _ratio_ordered("histogram ratio", make, codes_a, codes_b, edges.size + 1, score, keep)
 
 
-def _row_patterns(rows_a, rows_b, score: Scorer) -> list[Scored]:
+def _row_patterns(rows_a, rows_b, score: Scorer, keep: int = 1) -> list[Scored]:
     keys_a, keys_b = row_keys(rows_a), row_keys(rows_b)
     patterns, inverse = np.unique(np.r_[keys_a, keys_b], return_inverse=True)
     if patterns.size < 2 or patterns.size > MAX_ATOMS:
@@ -210,14 +218,14 @@ def _row_patterns(rows_a, rows_b, score: Scorer) -> list[Scored]:
     def make(chosen: tuple[int, ...]) -> Event:
         return RowSet(tuple(values[c] for c in sorted(chosen)))
 
-    return _ratio_ordered("answer patterns", make, codes_a, codes_b, patterns.size, score)
+    return _ratio_ordered("answer patterns", make, codes_a, codes_b, patterns.size, score, keep)
 
 
 FIRST = Feature("first-nonzero")
 FIRST_VALUE = Feature("first-nonzero-value")
 
 
-def _first_answer_thresholds(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> list[Scored]:
+def _first_answer_thresholds(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, keep: int = 1) -> list[Scored]:
     """Events "first non-zero coordinate in [i, j] and its value <= t" (and "> t").
 
     The ranges are single indices i and the tails [i, width - 1] (an answer at query i or later); the
@@ -255,6 +263,7 @@ def _first_answer_thresholds(rows_a: np.ndarray, rows_b: np.ndarray, score: Scor
             na,
             nb,
             score,
+            keep,
         )
     return found
 
@@ -280,24 +289,24 @@ def _features(width: int) -> list[Feature]:
     return features + [Feature(kind) for kind in ("sum", "max", "min", "argmax", "nonzero")]
 
 
-def search_events(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> list[Scored]:
+def search_events(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, keep: int = 1) -> list[Scored]:
     """The best event of every family, feature and direction, best objective first."""
     found: list[Scored] = []
     for feature in _features(rows_a.shape[1]):
         f = _Sorted.of(feature.values(rows_a), feature.values(rows_b))
         if f.unique.size < 2:
             continue
-        found += _thresholds(feature, f, score)
-        found += _intervals(feature, f, score)
-        found += _value_sets(feature, f, score) if _discrete(f) else _histogram(feature, f, score)
+        found += _thresholds(feature, f, score, keep)
+        found += _intervals(feature, f, score, keep)
+        found += _value_sets(feature, f, score, keep) if _discrete(f) else _histogram(feature, f, score, keep)
     if rows_a.shape[1] > 1:
-        found += _row_patterns(rows_a, rows_b, score)
-        found += _first_answer_thresholds(rows_a, rows_b, score)
+        found += _row_patterns(rows_a, rows_b, score, keep)
+        found += _first_answer_thresholds(rows_a, rows_b, score, keep)
         # Cross-fitted like the ratio order: the direction is learned on the even-indexed samples.
         learned = _fisher_direction(rows_a[0::2], rows_b[0::2])
         if learned is not None:
             f = _Sorted.of(learned.values(rows_a[1::2]), learned.values(rows_b[1::2]))
             if f.sa.size and f.sb.size:
-                found += _thresholds(learned, f, score)
+                found += _thresholds(learned, f, score, keep)
     found.sort(key=lambda s: (-s.objective, -(s.hits_a if s.forward else s.hits_b)))
     return found
