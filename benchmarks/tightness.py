@@ -4,10 +4,10 @@
 delta = 0, and for report noisy max (argmax, whose pmf is computed exactly), audit its first
 recommended pair at N = 10^4, 10^5, 10^6, 10^7 verification samples per side, confidence 0.95, and
 print the reported bound next to the *limit*: the bound obtained by plugging the exact probabilities
-(p, p') of the optimal event in as counts k = round(N p), k' = round(N p') (the median outcome), as
-in NOTES.md Sect. 4.  The limit is printed for the Clopper-Pearson union bound (reference figures:
-0.9808 / 0.9939 / 0.9981 for Laplace at eps = 1) and for the auditor's joint ratio test; the ratio
-is bound / limit.  Optimal events, exact probabilities:
+(p, p') of the optimal event in as counts k = round(N p), k' = round(N p') (the median outcome).  The
+limit is printed for the Clopper-Pearson union bound (reference figures: 0.9808 / 0.9939 / 0.9981 for
+Laplace at eps = 1, alpha = 0.05, N = 10^5 / 10^6 / 10^7) and for the auditor's joint ratio test; the
+ratio is bound / limit.  Optimal events, exact probabilities:
 
 * Laplace location (scale b = Delta/eps, inputs Delta apart): half-line at the lower input,
   p = 1/2, p' = e^-eps / 2 (likelihood ratio exactly e^eps there, largest mass);

@@ -14,7 +14,7 @@ Datasets are numpy arrays of one dtype (``float64``, ``float32``, ``int32``, ``i
 statistic sees the arithmetic it will meet in production.  They mix three shapes, because
 floating-point and integer sensitivity bugs hide in structure, not in random noise (Casacuberta,
 Shoemate, Vadhan & Wagaman 2022, "Widespread underestimation of sensitivity in differentially
-private libraries", CCS; NOTES B2 rows S1, S2):
+private libraries", CCS: float32 running sums at a binade edge, int32 accumulators that wrap):
 
 * short lists of records biased to the bounds, zero, the midpoint and their float neighbours;
 * a few blocks of repeated values with counts near powers of two (huge n without huge search cost);

@@ -15,7 +15,9 @@ confidence bound on the epsilon the mechanism realises at that delta.  Two bound
   (pi / (1 - pi)) (lambda_b / lambda_a) is increasing in pi, so the one-sided Clopper-Pearson lower
   bound on pi at level 1 - alpha gives a lower bound on ln(p / p') with coverage >= 1 - alpha
   conditionally on T, hence unconditionally.  It spends all of alpha on one side: on Laplace at
-  epsilon = 1 its gap to the truth is about 1.6x smaller than the union bound's (NOTES.md, Sect. 4).
+  epsilon = 1 its gap to the truth is about 1.6x smaller than the union bound's: asymptotically, at
+  alpha = 0.05 and N samples per side on the oracle event, 1.645 sqrt(2 e^eps / N) against
+  1.96 (1 + sqrt(2 e^eps - 1)) / sqrt(N) (oracle-event limits of both: benchmarks/README.md).
 
 statsmodels' ``proportion_confint(method="beta")`` is two-sided: its ``alpha`` is split over both
 tails, so a one-sided bound at level ``c`` is the matching end of the interval with

@@ -8,9 +8,9 @@ IEEE rounding is monotone), so
     y in supp M(q)  <=>  there are s, k with g(k) = y,
 
 which a binary search over k decides exactly in bits + 1 vectorised steps over the whole array of
-outputs (Mironov 2012, "On significance of the least significant bits for differential privacy",
-CCS; the detection algorithm of NOTES B2: search, then test equality at k* and k* +- 1 as a guard
-against a libm that is not exactly monotone).
+outputs (the porous float support is Mironov 2012, "On significance of the least significant bits for
+differential privacy", CCS; the search here finds the boundary index k*, then tests equality at k* and
+k* +- 1 as a guard against a libm that is not exactly monotone).
 
 Soundness rests on the replay repeating the sampler's float operations, so before any "impossible"
 verdict the check confirms that *every* output is consistent with its own true query value

@@ -1,6 +1,6 @@
 """Black-box lattice events on the binary representation of float outputs.
 
-**Lemma (ulp lattice; NOTES B2).**  If x' is a double with |x'| >= 2^k and n is any double, then
+**Lemma (ulp lattice; proof in parentheses).**  If x' is a double with |x'| >= 2^k and n is any double, then
 fl(x' + n) is a multiple of 2^(k-53).  (If |n| >= 2^(k-1) both terms are multiples of 2^(k-53), so
 the exact sum is, and rounding keeps an ulp >= 2^(k-53); otherwise |x' + n| > 2^(k-1) and the
 result's ulp is >= 2^(k-53).)  So a mechanism releasing fl(q + noise) with q = 1 never outputs a

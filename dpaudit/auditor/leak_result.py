@@ -6,7 +6,7 @@ fresh outputs of M(b) in S.  Two one-sided exact Clopper-Pearson bounds, each at
 joined by a union bound, give with confidence at least 1 - alpha
 
     P_a(S) >= LCB_a,    P_b(S) <= UCB_b,
-    epsilon >= ln((LCB_a - delta) / UCB_b)        (DP-Sniper, Bichsel et al. 2021, Sect. 6; NOTES Sect. 4)
+    epsilon >= ln((LCB_a - delta) / UCB_b)        (DP-Sniper, Bichsel et al. 2021, Sect. 6; :mod:`.bounds`)
     delta   >= LCB_a - e^epsilon * UCB_b          (at the claimed epsilon)
 
 because (epsilon, delta)-DP requires P_a(S) <= e^epsilon P_b(S) + delta for every S (Dwork & Roth

@@ -1,7 +1,7 @@
 """Refuting a probabilistic-DP claim on discrete outputs by certifying a bad set of atoms.
 
 Definition (Meiser, "Approximate and probabilistic differential privacy definitions", IACR ePrint
-2018/277, Def. 2; the discrete form of NOTES A3): M is (epsilon, delta)-probabilistically DP when,
+2018/277, Def. 2, in its form for discrete outputs): M is (epsilon, delta)-probabilistically DP when,
 for every *ordered* neighbouring pair (a, b), the bad set
 
     B_eps(a, b) = {o : P[M(a) = o] > e^epsilon P[M(b) = o]}

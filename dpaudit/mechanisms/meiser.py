@@ -13,10 +13,11 @@ delta: probabilistic (eps, delta)-DP (Meiser 2018, Def. 2), tight; by symmetry t
 Post-processing (``meiser-k-merged``): T merges outputs 0 and 1 (T(y) = 0 for y <= 1, y - 1 otherwise).
 Under K(0) the merged output has mass delta + (1 - delta) e^eps/(1 + e^eps) against (1 - delta)/(1 + e^eps)
 under K(1); its loss ln(e^eps + delta (1 + e^eps)/(1 - delta)) exceeds eps, so the bad set now carries
-mass P(merged) > delta and T o K is *not* probabilistically (eps, delta)-DP (NOTES A3: the witness holds
-for all eps > 0, delta in (0, 1)).  It is still approximately (eps, delta)-DP: that notion is closed
-under post-processing.  The smallest eps' with T o K probabilistically (eps', delta)-DP is that loss,
-ln(e^eps + delta (1 + e^eps)/(1 - delta)), recorded as ``true_epsilon`` (1.0137 at eps = 1, delta = 1/100).
+mass P(merged) > delta and T o K is *not* probabilistically (eps, delta)-DP (the witness holds for all
+eps > 0, delta in (0, 1): P(merged | K(0)) - e^eps P(merged | K(1)) = delta > 0).  It is still
+approximately (eps, delta)-DP: that notion is closed under post-processing.  The smallest eps' with
+T o K probabilistically (eps', delta)-DP is that loss, ln(e^eps + delta (1 + e^eps)/(1 - delta)),
+recorded as ``true_epsilon`` (1.0137 at eps = 1, delta = 1/100).
 
 The sampler is exact: Bernoulli(delta) for rational delta and an e^eps-weighted exact binary choice.
 """
@@ -170,5 +171,5 @@ def meiser_k_merged(epsilon: float = 1.0, delta: float = 0.01) -> Mechanism:
             f"mass > delta on an output with loss {true_eps:.4f} > epsilon"
         ),
         true_epsilon=true_eps,
-        source=_SOURCE + ", Sect. 3; witness in NOTES A3",
+        source=_SOURCE + ", Sect. 3; witness: outputs 0 and 1 merged",
     )

@@ -15,7 +15,7 @@ Proof
     N >= Q_0 + sum_j Q_j T_n(j x / k), a rational function of positive symbols whose sign
     :class:`~dpaudit.proofs.signs.SignContext` decides; n = 1, 2, 3, 4, 6 are tried in turn.  sympy
     cannot decide such signs itself once v occurs both inside and outside an exponential
-    (x e^{-x}; NOTES A4, pitfall 3).
+    (x e^{-x}; see :mod:`dpaudit.proofs.signs`).
 """
 
 from __future__ import annotations

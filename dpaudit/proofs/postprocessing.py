@@ -11,7 +11,8 @@ Claim
     as a check (it must be 0).
 Proof
     Enumerate every map T: {0..n-1} -> {0..n-1} when n^n <= 5000, else the 2^(n-1) bipartitions (a
-    violating map can always be taken to merge the bad set: NOTES A3).  Push both distributions
+    violating map can always be taken to merge the bad set: sending the preimage of T's bad set to one
+    output keeps that output's loss above epsilon and its mass above delta).  Push both distributions
     forward with exact ``fractions.Fraction`` arithmetic at rational parameter points (e^epsilon and
     delta rational: about 1000x faster than sympy), and count the maps whose bad-event mass exceeds
     delta (probabilistic DP broken) or whose hockey-stick divergence exceeds delta (approximate DP
@@ -34,7 +35,7 @@ from .signs import SignContext
 
 __all__ = ["PostProcessingSearch", "search_postprocessing"]
 
-# Rational points (e^epsilon, delta) at which maps are enumerated exactly (NOTES A3's settings).
+# Rational points (e^epsilon, delta) at which maps are enumerated exactly (a moderate and a tiny delta).
 RATIONAL_POINTS = ((Fraction(2), Fraction(1, 100)), (Fraction(3), Fraction(1, 10**6)))
 
 

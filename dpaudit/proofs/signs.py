@@ -1,8 +1,9 @@
 """Deciding the sign of an expression for ALL parameter values satisfying the assumptions.
 
 sympy cannot decide ``exp(epsilon) - 1 > 0`` for positive epsilon, nor use an assumption such as
-``p < 1`` (NOTES A4, pitfalls 3-4).  Both are removed by re-parametrisation, after which the sign of a
-rational function of positive symbols is read off its factors:
+``p < 1`` (sympy 1.14: ``exp(e) - 1`` has ``is_positive`` None for positive e, and
+``refine(Abs(u - 1), Q.le(u, 1))`` stays unevaluated).  Both are removed by re-parametrisation, after
+which the sign of a rational function of positive symbols is read off its factors:
 
 * each positive parameter P that occurs in an exponent as ``c * P`` (c rational) becomes
   ``P = k log(1 + t)`` with t > 0 and k the common denominator of the c, so ``exp(P / k) = 1 + t``;
@@ -213,7 +214,7 @@ class SignContext:
 def canonical(expr: Any) -> Any:
     """A cheap normal form: powers of the same base merged, one fraction, common factors cancelled.
 
-    ``simplify`` costs 0.1-0.5 s per call (NOTES A4, pitfall 8); this costs milliseconds and is what
+    ``simplify`` costs 0.1-0.5 s per call (measured with sympy 1.14); this costs milliseconds and is what
     the enumerations use.  It is a normal form for rational functions of the atoms (exponentials
     included), so a zero difference of two such expressions comes out as 0.
     """

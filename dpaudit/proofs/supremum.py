@@ -1,6 +1,7 @@
 """The supremum of a one-dimensional log-ratio over the output line, by case splitting.
 
-sympy's ``maximum`` raises on ``Abs`` and on symbolic parameters (NOTES A4, pitfall 5).  This module
+sympy's ``maximum`` raises on ``Abs`` and on symbolic parameters (``NotImplementedError`` in sympy 1.14:
+"Unable to find critical points", "multivariate conditions are not handled").  This module
 does what a person does on paper: collect the breakpoints of every ``Abs``, ``Piecewise``, ``Max`` and
 ``Min`` in z, order them, and on each open interval between them replace the non-smooth atoms by the
 smooth branch that holds there.  The supremum of the function over the line is then the largest of

@@ -1,6 +1,6 @@
 """Leaky float samplers and must-pass controls shared by the leak-check tests.
 
-Leaky (Mironov 2012; NOTES B2 rows L1, L4, L5): textbook float Laplace q + s*(-b log u),
+Leaky (Mironov 2012, CCS; Jin et al. 2022 for the Gaussian): textbook float Laplace q + s*(-b log u),
 scipy.stats.laplace.rvs, numpy Generator.laplace, Box-Muller Gaussian.  Controls: snapping to a
 power-of-two grid coarser than the noise's rounding, an exact integer discrete Laplace (difference
 of two geometric draws), a discrete Gaussian (Canonne, Kamath & Steinke 2020, Alg. 3: discrete

@@ -4,10 +4,11 @@ Thresholds (derived, alpha = 0.05 union bound):
 * support-mismatch bound with p_b observed 0: ln(LCB(p_a) / UCB(0 of N)), UCB = 1 - 0.025^(1/N)
   ~ 3.689 / N.  With N = 3x10^4 per side (within the 10^5 budget) a share p_a >= 0.5 of impossible
   outputs gives LCB >= 0.494 and a bound >= 8.30 > 8; the measured shares are 0.60-0.82.
-* the shares of outputs consistent only with their own input, textbook Laplace, against NOTES B2
-  (0.604 / 0.626 / 0.669 at epsilon 0.01 / 0.1 / 1, from 2x10^5 samples): standard error of the
-  difference <= sqrt(2 * 0.25 / 10^5 + 0.25 / 2x10^5) = 0.0027, tolerance 0.015 ~ 5.5 SE.
-* reference caps (NOTES Sect. 4): p_a = 1/2, p_b = 0 at alpha = 0.05 -> 9.51 (N = 10^5), 11.82 (10^6).
+* the shares of outputs consistent only with their own input, textbook Laplace, against reference
+  shares 0.604 / 0.626 / 0.669 at epsilon 0.01 / 0.1 / 1 (same exact replay, 2x10^5 samples):
+  standard error of the difference <= sqrt(2 * 0.25 / 10^5 + 0.25 / 2x10^5) = 0.0027, tolerance 0.015 ~ 5.5 SE.
+* reference caps ln(LCB(N/2 of N) / UCB(0 of N)), Clopper-Pearson union bound: p_a = 1/2, p_b = 0 at
+  alpha = 0.05 -> 9.51 (N = 10^5), 11.82 (10^6).
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def test_coarse_grid_replay_finds_every_index_and_no_other():
 
 
 def test_reference_caps_for_support_disjoint_witnesses():
-    # NOTES Sect. 4: p0 = 1/2, p1 observed 0, alpha = 0.05: 9.51 (10^5) and 11.82 (10^6)
+    # ln(LCB / UCB), Clopper-Pearson union bound, p0 = 1/2, p1 observed 0, alpha = 0.05: 9.51 (10^5), 11.82 (10^6)
     for n, cap in ((10**5, 9.51), (10**6, 11.82)):
         lcb, ucb = clopper_pearson_bounds(n // 2, n, 0, n, 0.95)
         assert epsilon_lower_bound(lcb, ucb) == pytest.approx(cap, abs=0.006)

@@ -44,7 +44,7 @@ def test_membership_on_known_values():
 @settings(max_examples=300, derandomize=True, database=None, deadline=None)
 @given(x=finite.filter(lambda v: 2.0**-900 < abs(v) < 2.0**900), n=finite.filter(lambda v: abs(v) < 2.0**900))
 def test_ulp_lattice_lemma(x, n):
-    # |x| >= 2^k  =>  fl(x + n) is a multiple of 2^(k-53)  (NOTES B2)
+    # |x| >= 2^k  =>  fl(x + n) is a multiple of 2^(k-53)  (lemma of dpaudit/auditor/lattice.py)
     grid = lemma_grid_power(x)
     assert not NotMultipleOf(grid).contains(np.array([x + n]))[0]
     assert not NotReachableFrom(x).contains(np.array([x + n]))[0]

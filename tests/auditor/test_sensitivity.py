@@ -1,7 +1,8 @@
 """Sensitivity falsification: leaky statistics flagged without sampling any noise, correct ones pass.
 
-Deterministic (hypothesis derandomize=True, database=None, no deadline).  Expected shapes come from
-NOTES B2 rows S1 (float32 running sum: ratio 2 at a binade edge) and S2 (int32 accumulator wraps).
+Deterministic (hypothesis derandomize=True, database=None, no deadline).  Expected shapes follow
+Casacuberta et al. 2022 (CCS): a float32 running sum (ratio 2 at a binade edge) and an int32
+accumulator that wraps.
 """
 
 from __future__ import annotations
@@ -63,8 +64,8 @@ def test_float32_running_sum_is_flagged():
 
 
 def test_float32_running_sum_doubles_at_a_binade_edge():
-    # rtol = 0.5 asks for more than rounding noise: NOTES S1 reports ratio 2.0 (prefix 2047, tail
-    # 8192 <= 2^16 records of 1.25 * 2^-13)
+    # rtol = 0.5 asks for more than rounding noise: a prefix of 2047 ones, then 8192 <= 2^16 records of
+    # 1.25 * 2^-13, gives ratio 2.0 (each tail record adds 2^-13 below the binade edge 2^11, 2^-12 above)
     result = falsify_sensitivity(
         float32_running_sum, 1.0, AddRemove(), lo=0.0, hi=1.0, dtype="float32", max_examples=100, rtol=0.5, max_repeat=2**16
     )

@@ -7,7 +7,7 @@ of flags is then stochastically at most Bin(R, 0.05); the test allows its 1 - 1e
 valid auditor fails it with probability <= 1e-4 (and, seeded, deterministically passes or fails).
 The power twin runs the same seeds on the same mechanism with its scale 1.5x too small (true epsilon
 1.5x the claim) and must flag *more* than that allowance -- at N = 5 000 the bound's gap (about
-2 sqrt(2e^eps / N) ~ 0.07 at eps = 1, NOTES.md Sect. 4) is far below the 0.5 excess, so nearly
+2 sqrt(2e^eps / N) ~ 0.07 at eps = 1, see dpaudit/auditor/bounds.py) is far below the 0.5 excess, so nearly
 every seed flags.
 """
 

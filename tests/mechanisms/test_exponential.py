@@ -113,7 +113,7 @@ def test_report_noisy_max_2_closed_form_is_the_integral():
         derived = sum(sympy.integrate(pdf * cdf(d + z), (z, lo, hi)) for lo, hi in zip(bounds, bounds[1:]))
         declared = density.expr.subs({y: 0, u0: d, u1: 0})
         assert sympy.simplify(derived - declared) == 0
-    # NOTES A2 row 6: P[index 1 | (1, 0)] = 1 - 5 e^(-1/2) / 8 at epsilon = 1 (index 1 there is our 0)
+    # P[y = 0 | (1, 0)] = 1 - 5 e^(-1/2) / 8 at epsilon = 1 (report-noisy-max-2, dpaudit/mechanisms/exponential.py)
     assert sympy.simplify(density.expr.subs({y: 0, u0: 1, u1: 0}) - (1 - 5 * sympy.exp(-sympy.Rational(1, 2)) / 8)) == 0
 
 

@@ -17,8 +17,8 @@ N = 50_000  # KS critical value at ALPHA is 0.0123; a 30 % sigma error moves the
 DATA = (1, 0, 1, 1)  # count 3
 
 
-# Reference values: Balle & Wang (2018) analytic calibration vs the classic one, as tabulated in
-# NOTES.md A2 row 4c (computed there by brentq and cross-checked by quadrature to 3 digits).
+# Reference values: Balle & Wang (2018, ICML) analytic calibration (the root in sigma of their Thm. 8
+# condition, by brentq, cross-checked by quadrature to 3 digits) vs the classic sqrt(2 ln(1.25/delta)) / eps.
 @pytest.mark.parametrize(
     "epsilon, delta, analytic, classic",
     [
@@ -41,7 +41,7 @@ def test_analytic_delta_agrees_with_the_hockey_stick_integral():
     from scipy import integrate, stats
 
     sigma, epsilon = 1.3, 0.7
-    # the integrand is positive exactly for y < y* = 1/2 - eps sigma^2 (NOTES.md A2 row 4a)
+    # the integrand is positive exactly for y < y* = 1/2 - eps sigma^2 (p_0(y) = e^eps p_1(y) solved for y)
     y_star = 0.5 - epsilon * sigma**2
     integral = integrate.quad(
         lambda y: stats.norm.pdf(y, 0, sigma) - math.exp(epsilon) * stats.norm.pdf(y, 1, sigma), -np.inf, y_star

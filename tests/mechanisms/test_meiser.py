@@ -63,7 +63,7 @@ def test_k_is_probabilistically_dp_and_the_merge_breaks_it():
 
 
 def test_approximate_dp_survives_the_merge():
-    # hockey-stick divergence sum max(0, p - e^eps q) stays <= delta (post-processing; NOTES A3)
+    # hockey-stick divergence sum max(0, p - e^eps q) stays <= delta (post-processing, Dwork & Roth 2014, Prop. 2.1)
     merged = meiser_k_merged()
     p, q = (list(pmf_of(merged, x).values()) for x in (0, 1))
     hockey = sum(max(0.0, a - np.exp(1.0) * b) for a, b in zip(p, q))

@@ -35,7 +35,8 @@ def test_randomized_response_hockey_stick_closed_form():
     eps = density.epsilon
     context = SignContext(density.parameters, (), dict(density.instance))
     value, _ = hockey_stick_delta(density, eps / 2, context)
-    # NOTES A2 row 3b: delta(eps0/2) = (e^eps0 - e^(eps0/2)) / (1 + e^eps0).
+    # Only y = x contributes, p - e^(eps0/2) (1 - p) with p = e^eps0 / (1 + e^eps0):
+    # delta(eps0/2) = (e^eps0 - e^(eps0/2)) / (1 + e^eps0).
     assert sympy.simplify(value - (sympy.exp(eps) - sympy.exp(eps / 2)) / (1 + sympy.exp(eps))) == 0
 
 

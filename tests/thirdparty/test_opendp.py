@@ -34,7 +34,7 @@ def _audit(wrapped, samples):
 def test_pure_dp_no_violation_and_power(build, samples):
     # Validity: P[violation | the measurement is epsilon-DP] <= 1e-6.
     # Power: on the pair (0, 1) the realised epsilon equals the claim (1 for scale 1, ln 3 for RR at
-    # p = 0.75).  The joint bound's gap is about z sqrt(2 e^eps / N) (NOTES Sect. 4) with z = 4.9:
+    # p = 0.75).  The joint bound's gap is about z sqrt(2 e^eps / N) (dpaudit/auditor/bounds.py) with z = 4.9:
     # 0.11 at N = 10^4 (eps = 1) and 0.19 at N = 4000 (eps = ln 3), far below half the claim, so the
     # bound exceeds epsilon / 2 unless the sampler is far weaker than claimed.
     wrapped = build()
