@@ -49,7 +49,6 @@ from ..errors import InvalidArgument
 from ..mechanisms.targets import resolve
 from . import bounds
 from .checkpoint import Checkpoint
-from .events import event_from_dict
 from .executors import InProcess, make_executor, ship
 from .leak_events import check_names, leak_findings, sensitivity_finding
 from .pairs import candidate_pairs
@@ -57,8 +56,9 @@ from .probabilistic import bad_set_test
 from .progress import Progress
 from .result import AuditResult, Verdict, VerifiedEvent, from_plain, plain
 from .sampling import Draws, fresh_seed
-from .screening import SearchOutcome, search_stage
+from .screening import search_stage
 from .search import Scored
+from .search_record import outcome_from_record, search_record
 from .sequential import schedule
 from .verification import verify
 
@@ -107,33 +107,6 @@ def _distinct(found: list[Scored], count: int) -> list[Scored]:
         if len(chosen) == count:
             break
     return chosen
-
-
-def _search_record(outcome: SearchOutcome, chosen: list[Scored]) -> dict[str, Any]:
-    return plain(
-        {
-            "pair_index": outcome.pair_index,
-            "samples": outcome.samples,
-            "rounds": [list(r) for r in outcome.rounds],
-            "notes": list(outcome.notes),
-            "events": [
-                {"spec": s.event.as_dict(), "family": s.family, "forward": s.forward, "objective": s.objective,
-                 "hits_a": s.hits_a, "hits_b": s.hits_b}
-                for s in chosen
-            ],
-        }
-    )
-
-
-def _from_record(record: dict[str, Any], noise: Any) -> tuple[SearchOutcome, list[Scored]]:
-    chosen = [
-        Scored(event_from_dict(e["spec"], noise), e["family"], bool(e["forward"]), float(from_plain(e["objective"])),
-               int(e["hits_a"]), int(e["hits_b"]))
-        for e in record["events"]
-    ]
-    rounds = tuple(tuple(r) for r in record["rounds"])
-    outcome = SearchOutcome(int(record["pair_index"]), chosen, int(record["samples"]), rounds, tuple(record["notes"]))
-    return outcome, chosen
 
 
 def audit(
@@ -268,13 +241,13 @@ def audit(
     try:
         draws = Draws(mechanism, ref, runner, seed, pairs[0][0], checkpoint=store, progress=bar.advance)
         if store is not None and store.search is not None:
-            outcome, chosen = _from_record(store.search, mechanism.noise)
+            outcome, chosen = outcome_from_record(store.search, mechanism.noise)
             bar.advance(2 * outcome.samples)
         else:
             outcome = search_stage(draws, pairs, search_budget(n), score, rescore, checks)
             chosen = _distinct(outcome.found, candidates)
             if store is not None:
-                store.set_search(_search_record(outcome, chosen))
+                store.set_search(search_record(outcome, chosen))
         a, b = pairs[outcome.pair_index]
         adp_confidence = confidence
         if probabilistic:
