@@ -23,8 +23,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from .._validation import check_nonnegative_int, check_positive_int, check_probability_open
+from .._validation import (
+    check_nonnegative_int,
+    check_positive_int,
+    check_probability_open,
+)
 from ..errors import InvalidArgument
+from .bounds import cp_lower, cp_upper
 
 __all__ = ["LeakFinding", "LeakVerdict", "clopper_pearson_bounds", "epsilon_lower_bound", "delta_lower_bound"]
 
@@ -38,23 +43,18 @@ class LeakVerdict(str, Enum):
 
 
 def clopper_pearson_bounds(hits_a: int, n_a: int, hits_b: int, n_b: int, confidence: float) -> tuple[float, float]:
-    """(LCB of P_a, UCB of P_b), each one-sided exact Clopper-Pearson at level (1 - confidence)/2.
+    """(LCB of P_a, UCB of P_b), each one-sided exact Clopper-Pearson at level 1 - (1 - confidence)/2.
 
-    statsmodels' ``proportion_confint(method="beta")`` is two-sided: its ``alpha`` puts alpha/2 in
-    each tail, so the lower end of the interval at alpha = 1 - confidence is a one-sided bound at
-    level alpha/2, and likewise the upper end; the union bound gives joint coverage >= confidence.
+    The union bound over the two gives joint coverage >= confidence; the bounds are the auditor's
+    own (:func:`.bounds.cp_lower`, :func:`.bounds.cp_upper`), so leak findings and audit bounds agree.
     """
-    from statsmodels.stats.proportion import proportion_confint
-
     check_probability_open("confidence", confidence)
     for name, hits, n in (("hits_a", hits_a, n_a), ("hits_b", hits_b, n_b)):
         check_positive_int(name.replace("hits", "n"), n)
         if check_nonnegative_int(name, hits) > n:
             raise InvalidArgument(f"{name}={hits!r} must be at most the number of samples {n}")
-    alpha = 1.0 - confidence
-    lower = float(proportion_confint(hits_a, n_a, alpha=alpha, method="beta")[0]) if hits_a else 0.0
-    upper = float(proportion_confint(hits_b, n_b, alpha=alpha, method="beta")[1]) if hits_b < n_b else 1.0
-    return lower, upper
+    level = 1.0 - (1.0 - confidence) / 2
+    return float(cp_lower(hits_a, n_a, level)), float(cp_upper(hits_b, n_b, level))
 
 
 def epsilon_lower_bound(lcb_a: float, ucb_b: float, delta: float = 0.0) -> float:
