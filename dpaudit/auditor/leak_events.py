@@ -28,7 +28,7 @@ datasets), so it runs only when asked for.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -74,9 +74,14 @@ def check_names(checks: Any) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class LatticeEvent:
-    """A :mod:`.lattice` event on scalar outputs (the first and only coordinate of each row)."""
+    """A :mod:`.lattice` event on scalar outputs (the first and only coordinate of each row).
+
+    ``witness`` is one search output in the event, drawn from the side where it has mass: together
+    with a proof that the other side never outputs it, it certifies an infinite privacy loss.
+    """
 
     inner: Any
+    witness: float | None = field(default=None, compare=False)
 
     def contains(self, rows: np.ndarray) -> np.ndarray:
         return self.inner.contains(rows[:, 0])
@@ -85,7 +90,7 @@ class LatticeEvent:
         return self.inner.describe()
 
     def as_dict(self) -> dict[str, Any]:
-        return {"type": "lattice", "kind": type(self.inner).__name__, **asdict(self.inner)}
+        return {"type": "lattice", "kind": type(self.inner).__name__, **asdict(self.inner), **_witness_spec(self)}
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,7 @@ class OutsideSupport:
 
     query: float
     noise: Any = field(compare=False, repr=False)
+    witness: float | None = field(default=None, compare=False)
 
     def contains(self, rows: np.ndarray) -> np.ndarray:
         from ..errors import InvalidArgument
@@ -107,7 +113,12 @@ class OutsideSupport:
         return f"output is reproduced by no sign and uniform index of the noise under q = {self.query!r}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"type": "float-support", "query": self.query}
+        return {"type": "float-support", "query": self.query, **_witness_spec(self)}
+
+
+def _witness_spec(event: Any) -> dict[str, str]:
+    """The witness as an exact hexadecimal double (``float.hex``), when the event carries one."""
+    return {} if event.witness is None else {"witness": float(event.witness).hex()}
 
 
 @dataclass(frozen=True)
@@ -135,11 +146,12 @@ def leak_event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
     from . import lattice
 
     kind = spec.get("type")
+    witness = float.fromhex(spec["witness"]) if "witness" in spec else None
     if kind == "lattice":
-        fields = {k: v for k, v in spec.items() if k not in ("type", "kind")}
-        return LatticeEvent(getattr(lattice, spec["kind"])(**fields))
+        fields = {k: v for k, v in spec.items() if k not in ("type", "kind", "witness")}
+        return LatticeEvent(getattr(lattice, spec["kind"])(**fields), witness)
     if kind == "float-support":
-        return OutsideSupport(float(spec["query"]), noise)
+        return OutsideSupport(float(spec["query"]), noise, witness)
     if kind == "difference":
         return CoordinateDifference(int(spec["i"]), int(spec["j"]), float(spec["lo"]), float(spec["hi"]))
     raise ValueError(f"event type={kind!r} is not a leak event")
@@ -156,13 +168,18 @@ def query_values(mechanism: Any, pair: tuple[Any, Any]) -> tuple[float, float] |
 
 
 def _scored(family: str, event: Any, rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> Scored | None:
-    ka, kb = int(np.count_nonzero(event.contains(rows_a))), int(np.count_nonzero(event.contains(rows_b)))
+    inside_a, inside_b = event.contains(rows_a), event.contains(rows_b)
+    ka, kb = int(np.count_nonzero(inside_a)), int(np.count_nonzero(inside_b))
     na, nb = rows_a.shape[0], rows_b.shape[0]
     forward = float(score(np.array([ka]), na, np.array([kb]), nb)[0])
     backward = float(score(np.array([kb]), nb, np.array([ka]), na)[0])
     best, is_forward = max((forward, True), (backward, False))
     if not math.isfinite(best):
         return None
+    if hasattr(event, "witness"):
+        rows, inside = (rows_a, inside_a) if is_forward else (rows_b, inside_b)
+        if inside.any():
+            event = replace(event, witness=float(rows[np.argmax(inside), 0]))
     return Scored(event, family, is_forward, best, ka, kb)
 
 
@@ -247,6 +264,9 @@ def leak_findings(measured: list[Any], claim: Any, mechanism: Any, confidence: f
             continue
         why, proved = _why(family, m.scored.event, _query(mechanism, m.pair[1]))
         mismatch = m.hits[1] == 0 and m.hits[0] > 0
+        witness = getattr(m.scored.event, "witness", None)
+        certificate = "" if witness is None else (
+            f"; certificate: M(a) output {witness!r} (exactly {witness.hex()}) in the search stage, and it lies in S")
         findings.append(plain({
             "check": family,
             "verdict": "violation",
@@ -258,7 +278,8 @@ def leak_findings(measured: list[Any], claim: Any, mechanism: Any, confidence: f
             "confidence": confidence,
             "support_mismatch": mismatch,
             "proven_empty": proved and mismatch,
-            "reason": (f"{'support mismatch: ' if mismatch else ''}{why}; verified epsilon >= {m.bound:.3f} "
+            **({} if witness is None else {"witness": {"output": witness, "output_hex": witness.hex(), "under": m.pair[0]}}),
+            "reason": (f"{'support mismatch: ' if mismatch else ''}{why}{certificate}; verified epsilon >= {m.bound:.3f} "
                        f"> claimed {claim.epsilon:g} at confidence {confidence:g}"
                        f"{', capped by the sample size' if mismatch else ''}"),
         }))

@@ -19,6 +19,9 @@ budget/R more draws per side equally, every survivor is scored by its best *held
 its draws so far, and the better half survives.  A weak flaw whose witness has little mass therefore
 gets most of the screening budget once the pairs without signal are dropped, instead of 1/P of it.
 
+The leak-check families (:mod:`.leak_events`) take part in both scores: a pair whose float outputs reveal
+the input in their low bits wins the screening on that signal.
+
 The rest of the search budget (at least half), fresh, plus the winner's screening draws choose the
 events by the strict search alone (:func:`.search.search_events`), as with a given pair.  The
 held-out score only chooses the pair: among the near-identical high-mass events of a well-behaved
@@ -36,6 +39,7 @@ choice cannot bias it (the audit's validity does not depend on how pairs and eve
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -46,6 +50,8 @@ from .sampling import Draws
 from .search import Scored, Scorer, search_events
 
 __all__ = ["MIN_SCREEN", "SHORTLIST_KEEP", "SearchOutcome", "rescored_shortlist", "search_stage"]
+
+ExtraFamilies = Callable[[np.ndarray, np.ndarray], list[Scored]]
 
 MIN_SCREEN = 50
 SHORTLIST_KEEP = 2
@@ -63,16 +69,25 @@ class SearchOutcome:
     notes: tuple[str, ...] = ()
 
 
+def _leak_events_of(mechanism: Any, pair: tuple[Any, Any], score: Scorer, checks: tuple[str, ...]) -> ExtraFamilies:
+    """The leak-check events of ``pair`` (:func:`.leak_events.leak_families`) as an ``extra`` of the shortlist."""
+    return lambda fit_a, fit_b: leak_families(mechanism, pair, fit_a, fit_b, score, checks)[0]
+
+
 def _ranked(found: list[Scored]) -> list[Scored]:
     return sorted(found, key=lambda s: (-s.objective, -(s.hits_a if s.forward else s.hits_b)))
 
 
-def rescored_shortlist(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, rescore: Scorer) -> list[Scored]:
+def rescored_shortlist(
+    rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, rescore: Scorer, extra: ExtraFamilies | None = None
+) -> list[Scored]:
     """Shortlist on the even-indexed rows with ``score``, re-score on the odd-indexed rows with ``rescore``.
 
     The ``WHOLE_SEARCH_KEEP`` best events of the strict search on *all* rows join the shortlist: a
     witness too rare to be seen on half the rows (sparse vector Alg. 3, mass 0.3 %) is still found
     there; its held-out score is then not independent of its choice, which can only favour it.
+    ``extra(fit_a, fit_b)``, when given, adds the events of further families (the leak checks of
+    :mod:`.leak_events`) chosen on the fit half, so pairs are screened on those signals too.
     Returns the distinct shortlisted events with ``objective`` the held-out ``rescore`` and
     ``hits_a``, ``hits_b`` the held-out counts, best first (ties: more mass on the larger side).
     """
@@ -82,6 +97,7 @@ def rescored_shortlist(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, re
         return []
     listed = search_events(fit_a, fit_b, score, keep=SHORTLIST_KEEP)
     listed += search_events(rows_a, rows_b, score)[:WHOLE_SEARCH_KEEP]
+    listed += extra(fit_a, fit_b) if extra is not None else []
     index_of: dict[str, int] = {}
     events = []
     shortlist: list[tuple[Scored, int]] = []
@@ -107,8 +123,8 @@ def rescored_shortlist(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, re
     return _ranked(rescored)
 
 
-def _objective(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, rescore: Scorer) -> float:
-    found = rescored_shortlist(rows_a, rows_b, score, rescore)
+def _objective(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, rescore: Scorer, extra: ExtraFamilies) -> float:
+    found = rescored_shortlist(rows_a, rows_b, score, rescore, extra)
     return found[0].objective if found else -math.inf
 
 
@@ -142,7 +158,8 @@ def search_stage(
                 new_a, new_b = draws.rows_many([((0, 0, r, i, 0), a, share), ((0, 0, r, i, 1), b, share)])
                 pool[0].append(new_a)
                 pool[1].append(new_b)
-                scores[i] = _objective(np.concatenate(pool[0]), np.concatenate(pool[1]), score, rescore)
+                scores[i] = _objective(np.concatenate(pool[0]), np.concatenate(pool[1]), score, rescore,
+                                       _leak_events_of(draws.mechanism, pairs[i], score, checks))
             spent += share * len(survivors)
             rounds.append(tuple(survivors))
             # Stable order: ties keep the earlier (recommended) pair.
