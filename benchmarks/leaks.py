@@ -1,0 +1,133 @@
+"""Floating-point leaks: the default audit's bound at 10^5 samples per side against the event ceiling.
+
+For each floating-point entry of the flawed gallery at several claims, ``dpaudit.audit`` runs with
+its defaults (pair screening, every event family including the float checks, early stopping) at
+confidence 0.95 with N_v = 66 666 verification samples per side, so that with the search stage
+(N_v / 2) at most 10^5 outputs per side are drawn.  Printed: the bound, the wall time, the check that
+produced the finding and whether P_b(S) = 0 is proved.
+
+**The ceiling.**  Every float entry is exactly DP *inside* the support it shares between neighbours;
+what breaks it is S* = the outputs of M(a) that M(b) can never produce (probability m under M(a),
+0 under M(b)).  An event-based bound from N samples per side can do no better than
+
+    ceiling = ln((m - delta) N / ln(1/alpha)),
+
+which is the bound with P_a(S*) = m known exactly, all of alpha spent on the zero count under M(b)
+(its one-sided Clopper-Pearson upper bound 1 - alpha^(1/N) ~ ln(1/alpha) / N) and no sample spent
+on search: adding outputs that M(b) can produce raises P_b(S) faster than the ratio gains (their
+loss is at most the claimed epsilon).  m is estimated here on 10^6 fresh outputs of M(0) against
+q_b = 1 (the best neighbouring pair of a count: the mass shrinks as |q| grows), exactly: outside
+the replayed noise support when the entry exposes its noise (:mod:`dpaudit.auditor.float_support`),
+else outside the doubles fl(1 + n) reaches (:class:`dpaudit.auditor.lattice.NotReachableFrom`); the
+ceiling uses the one-sided 0.999 Clopper-Pearson upper bound of m, so it is generous.  A bound >= 8
+at 10^5 per side therefore needs m >= e^8 ln(20) / 10^5 = 0.089: the Box-Muller Gaussian at a small
+epsilon spreads its noise so wide (sigma = 48 at epsilon = 0.1) that only about 3 % of its outputs
+fall where the lattices differ, and no black-box bound reaches 8 there with 10^5 samples.
+
+Run: ``python benchmarks/leaks.py [--seed 1]`` (about 40 s; prints a table, writes
+benchmarks/results/leaks.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+import dpaudit
+from dpaudit.auditor.bounds import cp_upper
+from dpaudit.auditor.float_support import support_match
+from dpaudit.auditor.lattice import NotReachableFrom
+from dpaudit.mechanisms.flawed import floating_point
+
+sys.path.insert(0, str(Path(__file__).parent))
+from tightness import machine_info  # noqa: E402
+
+RESULTS = Path(__file__).parent / "results" / "leaks.json"
+CONFIDENCE = 0.95
+BUDGET = 100_000  # samples per side, search included
+VERIFY = 66_666  # + search_budget(VERIFY) = 33 333 -> 99 999
+MASS_SAMPLES = 1_000_000
+ROWS = (
+    ("laplace-float-textbook", floating_point.laplace_float_textbook, (0.1, 1.0)),
+    ("laplace-scipy", floating_point.laplace_scipy, (0.1, 1.0)),
+    ("laplace-numpy", floating_point.laplace_numpy, (0.1, 1.0)),
+    ("gaussian-box-muller", floating_point.gaussian_box_muller, (0.1, 0.5, 0.99)),
+)
+
+
+def outside_mass(mechanism, seed: int) -> tuple[float, float]:
+    """(estimate, one-sided 0.999 upper bound) of P[M(0) outputs what M(1) cannot]."""
+    outputs = np.asarray(mechanism.sample((), MASS_SAMPLES, np.random.default_rng(seed)), dtype=np.float64)
+    if mechanism.noise is not None:
+        outside = ~support_match(mechanism.noise, outputs, 1.0).consistent
+    else:
+        outside = NotReachableFrom(1.0).contains(outputs)
+    hits = int(np.count_nonzero(outside))
+    return hits / MASS_SAMPLES, float(cp_upper(hits, MASS_SAMPLES, 0.999))
+
+
+def ceiling(mass: float, delta: float) -> float:
+    """ln((m - delta) N / ln(1/alpha)) at N = BUDGET (module docstring)."""
+    if mass <= delta:
+        return 0.0
+    return math.log((mass - delta) * BUDGET / math.log(1.0 / (1.0 - CONFIDENCE)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    print(f"default audit, confidence {CONFIDENCE}, {VERIFY} verification + search <= {BUDGET} samples per side")
+    print(f"{'entry':<24} {'claim':>14} {'bound':>7} {'time s':>6} {'check':>14} {'proved':>6} "
+          f"{'mass m':>7} {'ceiling':>7} {'ratio':>6} {'>= 8':>5}")
+    rows = []
+    for name, build, epsilons in ROWS:
+        for epsilon in epsilons:
+            mechanism = build(epsilon=epsilon)
+            delta = float(getattr(mechanism.claim, "delta", 0.0))
+            result = dpaudit.audit(mechanism, samples=VERIFY, seed=args.seed, confidence=CONFIDENCE,
+                                   executor="in-process")
+            mass, mass_upper = outside_mass(mechanism, args.seed)
+            limit = ceiling(mass_upper, delta)
+            leaks = [f for f in result.findings if f["check"] in ("lattice", "float-support")]
+            best = max(leaks, key=lambda f: float(f["epsilon_lower_bound"]), default=None)
+            row = dict(
+                entry=name, claim=mechanism.claim.as_dict(), bound=result.epsilon_lower_bound,
+                verdict=result.verdict.value, seconds=result.elapsed_s,
+                samples_per_side=VERIFY + result.search_samples, pair=result.pair, event=result.event,
+                check=None if best is None else best["check"], proven_empty=bool(best and best["proven_empty"]),
+                witness=None if best is None else best.get("witness"), mass=mass, mass_upper=mass_upper,
+                ceiling=limit, ratio=result.epsilon_lower_bound / limit if limit else None,
+                meets_8=result.epsilon_lower_bound >= 8.0,
+            )
+            rows.append(row)
+            claim = f"({epsilon:g}, {delta:g})" if delta else f"{epsilon:g}-DP"
+            print(f"{name:<24} {claim:>14} {row['bound']:>7.3f} {row['seconds']:>6.2f} {str(row['check']):>14} "
+                  f"{'yes' if row['proven_empty'] else 'no':>6} {mass:>7.4f} {limit:>7.3f} "
+                  f"{row['ratio']:>6.3f} {'yes' if row['meets_8'] else 'no':>5}", flush=True)
+    RESULTS.parent.mkdir(exist_ok=True)
+    envelope = {
+        "schema_version": 1,
+        "dpaudit_version": dpaudit.__version__,
+        "datetime": datetime.now(timezone.utc).isoformat(),
+        "machine_info": machine_info(),
+        "command": "python benchmarks/leaks.py " + " ".join(sys.argv[1:]),
+        "seed": args.seed,
+        "confidence": CONFIDENCE,
+        "seconds": time.perf_counter() - started,
+        "rows": rows,
+    }
+    RESULTS.write_text(json.dumps(envelope, indent=2, default=str) + "\n")
+    print(f"\nwrote {RESULTS} ({envelope['seconds']:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
