@@ -29,10 +29,15 @@ the peers' setting -- one fixed pair (the entry's first recommended pair) and th
 budget spent (``early_stopping=False``).  The default audit answers "is the claim violated?" and stops
 once it is; only the second measures how large a bound the budget can certify.
 
+**Part 3 (``--large-peers``).**  Two rows need more than 10^7 per side to reach the peers:
+noisy max returning the value (pair given, full budget, N = 10^8: the optimal event's limit crosses
+DP-Sniper's 0.2488 only near 10^8) and SVT without query noise (default audit, N = 1.2 x 10^8: a
+zero-count bound grows as ln N, StatDP's 14.31 is its own cap at 2 x 10^8).
+
 ``--quick`` runs N = 10^7 only for the four headline mechanisms (laplace, geometric, rr,
 report-noisy-max) and the peer rows at 10^6 only.  Writes benchmarks/results/tightness.json.
 
-Run: ``python benchmarks/tightness.py [--quick] [--seed 1] [--oracle-samples 4000000]``
+Run: ``python benchmarks/tightness.py [--quick] [--large-peers] [--seed 1] [--oracle-samples 4000000]``
 """
 
 from __future__ import annotations
@@ -231,16 +236,46 @@ def peer_rows(args) -> list[dict]:
     return rows
 
 
+# Rows where matching the peers needs more than 10^7 per side: (pair given and full budget?, N).
+LARGE_PEER_RUNS = {"noisy-max-value-laplace": (True, 10**8), "svt-lyu-5": (False, 12 * 10**7)}
+
+
+def large_peer_rows(args) -> list[dict]:
+    """The rows of ``LARGE_PEER_RUNS`` at their budgets (``--large-peers``; about 1 min on 2 cores)."""
+    print(f"\nPart 3: the rows that need more than 10^7 samples per side (confidence {PEER_CONFIDENCE})")
+    rows = []
+    for anchor in ANCHORS:
+        if anchor.catalogue not in LARGE_PEER_RUNS:
+            continue
+        given, n = LARGE_PEER_RUNS[anchor.catalogue]
+        mechanism = anchor.build()
+        result = dpaudit.audit(mechanism, pair=mechanism.pairs[0] if given else None, samples=n, seed=args.seed,
+                               confidence=PEER_CONFIDENCE, early_stopping=not given)
+        peers = [v for v in (anchor.dp_sniper[1] if anchor.dp_sniper else None, anchor.statdp) if v is not None]
+        total = n + result.search_samples
+        rows.append(dict(anchor.as_dict(), n=n, pair_given=given, samples_per_side=total,
+                         fraction_of_peer_samples=total / PEER_SAMPLES, bound=result.epsilon_lower_bound,
+                         at_least_peers=result.epsilon_lower_bound >= max(peers), event=result.event,
+                         hits=result.hits, seconds=result.elapsed_s))
+        print(f"{anchor.benchmark:<48} peers {max(peers):.4g}  samples/side {total:.4g} "
+              f"({total / PEER_SAMPLES:.1%})  bound {result.epsilon_lower_bound:.4f}  "
+              f"{'>= peers' if rows[-1]['at_least_peers'] else 'below peers'}  {result.elapsed_s:.0f} s  {result.event}",
+              flush=True)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 10^7 only for the headline mechanisms")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--oracle-samples", type=int, default=4_000_000)
     parser.add_argument("--skip-peers", action="store_true")
+    parser.add_argument("--large-peers", action="store_true", help="also the peer rows at 10^8 samples per side")
     args = parser.parse_args()
     started = time.perf_counter()
     rows = limit_rows(args)
     anchors = [] if args.skip_peers else peer_rows(args)
+    large = large_peer_rows(args) if args.large_peers else []
     RESULTS.parent.mkdir(exist_ok=True)
     envelope = {
         "schema_version": 1,
@@ -253,6 +288,7 @@ def main() -> None:
         "seconds": time.perf_counter() - started,
         "limit": rows,
         "peers": anchors,
+        "large_peers": large,
     }
     RESULTS.write_text(json.dumps(envelope, indent=2, default=lambda v: "inf" if v == math.inf else str(v)) + "\n")
     print(f"\nwrote {RESULTS} ({envelope['seconds']:.0f} s)")
