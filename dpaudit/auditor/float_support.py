@@ -35,7 +35,7 @@ from ..errors import InvalidArgument
 from ..mechanisms.float_noise import FloatNoise
 from .leak_result import LeakFinding, LeakVerdict, finding_from_counts
 
-__all__ = ["SupportMatch", "float_support_check", "support_match", "query_value"]
+__all__ = ["SupportMatch", "float_support_check", "query_array", "query_value", "support_match"]
 
 
 @dataclass(frozen=True)
@@ -101,14 +101,18 @@ def support_match(noise: FloatNoise, outputs: Any, query: float) -> SupportMatch
     return SupportMatch(consistent=consistent, index=index, sign=sign_used)
 
 
-def query_value(mechanism: Any, data: Any) -> float:
-    """The query value q the noise is added to: ``data`` itself for query-value mechanisms, else f(data)."""
+def query_array(mechanism: Any, data: Any) -> np.ndarray:
+    """The query value(s) the noise is added to: ``data`` itself for query-value mechanisms, else f(data)."""
     from ..neighbours import QueryDistance
 
     if isinstance(mechanism.neighbours, QueryDistance) or mechanism.query is None:
-        value = np.asarray(data, dtype=np.float64)
-    else:
-        value = np.asarray(mechanism.query(data), dtype=np.float64)
+        return np.asarray(data, dtype=np.float64)
+    return np.asarray(mechanism.query(data), dtype=np.float64)
+
+
+def query_value(mechanism: Any, data: Any) -> float:
+    """The scalar query value q the noise is added to (:func:`query_array`, which must be 0-dimensional)."""
+    value = query_array(mechanism, data)
     if value.ndim != 0:
         raise InvalidArgument(f"data={data!r} must give a scalar query value for the float-support check")
     return float(value)

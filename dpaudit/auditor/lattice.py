@@ -45,6 +45,7 @@ __all__ = [
     "NotReachableFrom",
     "default_events",
     "find_lattice_event",
+    "hit_counts",
     "lattice_check",
     "lemma_grid_power",
     "lowest_set_power",
@@ -185,6 +186,32 @@ def default_events(
     return events
 
 
+def hit_counts(outputs: Any, events: list[LatticeEvent]) -> list[int]:
+    """``count_nonzero(event.contains(outputs))`` for every event, each family computed in one pass.
+
+    Grids: the lowest set powers, sorted once, answer every ``NotMultipleOf`` by a binary search;
+    significand patterns up to 4 bits: one histogram of the last 4 bits; exponents: one histogram.
+    Other events fall back to ``contains`` (``tests/auditor/test_lattice.py`` checks the equality).
+    """
+    y = _as_doubles(outputs)
+    powers = np.sort(lowest_set_power(y))
+    last_bits = np.bincount((np.ascontiguousarray(y).view(np.uint64) & np.uint64(15)).astype(np.int64), minlength=16)
+    exponents, exponent_counts = np.unique(np.frexp(y)[1], return_counts=True)
+    by_exponent = dict(zip(exponents.tolist(), exponent_counts.tolist()))
+    counts = []
+    for event in events:
+        if isinstance(event, NotMultipleOf):
+            counts.append(int(np.searchsorted(powers, event.power, side="left")))
+        elif isinstance(event, MantissaLowBits) and event.width <= 4:
+            mask = (1 << event.width) - 1
+            counts.append(int(sum(last_bits[v] for v in range(16) if v & mask == event.pattern)))
+        elif isinstance(event, ExponentIs):
+            counts.append(int(by_exponent.get(event.exponent, 0)))
+        else:
+            counts.append(int(np.count_nonzero(event.contains(y))))
+    return counts
+
+
 @dataclass(frozen=True)
 class LatticeChoice:
     """The event chosen by :func:`find_lattice_event` (``swap``: the event has mass under b, none under a)."""
@@ -215,8 +242,7 @@ def find_lattice_event(
     if events is None:
         events = default_events(np.concatenate([ya, yb]), queries=tuple(queries or ()))
     best: LatticeChoice | None = None
-    for event in events:
-        ha, hb = int(np.count_nonzero(event.contains(ya))), int(np.count_nonzero(event.contains(yb)))
+    for event, ha, hb in zip(events, hit_counts(ya, events), hit_counts(yb, events)):
         for hits, other, n, swap in ((ha, hb, ya.size, False), (hb, ha, yb.size, True)):
             if hits > 0 and other == 0 and (best is None or hits > best.hits):
                 best = LatticeChoice(event=event, hits=hits, n=n, swap=swap)

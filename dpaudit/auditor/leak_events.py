@@ -5,9 +5,11 @@ of outputs; here those events join the search stage like every other family, so 
 from the same fresh verification samples, with the same confidence and multiplicity correction
 (no second test of the same data, no extra alpha):
 
-* ``"lattice"`` (scalar float outputs): the event :func:`.lattice.find_lattice_event` picks on the
+* ``"lattice"`` (float outputs): the event :func:`.lattice.find_lattice_event` picks on the
   search samples (off-grid outputs, significand low bits, exponents, outputs that fl(q_b + n) reaches
-  for no double n).  When q_b is known and the event is ``NotReachableFrom(q_b)`` or
+  for no double n); for vector outputs on one coordinate, searched among those whose query value
+  differs between the inputs (at most ``MAX_LATTICE_COORDINATES``, largest mean shift first), so a
+  float histogram leaks through the one bin the neighbour changes.  When q_b is known and the event is ``NotReachableFrom(q_b)`` or
   ``NotMultipleOf(p)`` with p at most the ulp-lattice grid of q_b, P_b(S) = 0 is *proved* (lemma of
   :mod:`.lattice`; Mironov 2012), so a support mismatch there is a certificate of infinite loss and
   the reported bound is only capped by the sample size.
@@ -51,6 +53,7 @@ __all__ = [
 DEFAULT_CHECKS = ("lattice", "float-support", "correlated-noise")
 ALL_CHECKS = (*DEFAULT_CHECKS, "sensitivity")
 LATTICE_ROWS = 100_000
+MAX_LATTICE_COORDINATES = 4
 
 
 def check_names(checks: Any) -> tuple[str, ...]:
@@ -82,15 +85,18 @@ class LatticeEvent:
 
     inner: Any
     witness: float | None = field(default=None, compare=False)
+    coordinate: int | None = None  # None: scalar outputs; else the coordinate of vector outputs
 
     def contains(self, rows: np.ndarray) -> np.ndarray:
-        return self.inner.contains(rows[:, 0])
+        return self.inner.contains(rows[:, self.coordinate or 0])
 
     def describe(self) -> str:
-        return self.inner.describe()
+        text = self.inner.describe()
+        return text if self.coordinate is None else f"output[{self.coordinate}]: {text}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"type": "lattice", "kind": type(self.inner).__name__, **asdict(self.inner), **_witness_spec(self)}
+        where = {} if self.coordinate is None else {"coordinate": self.coordinate}
+        return {"type": "lattice", "kind": type(self.inner).__name__, **asdict(self.inner), **where, **_witness_spec(self)}
 
 
 @dataclass(frozen=True)
@@ -148,8 +154,9 @@ def leak_event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
     kind = spec.get("type")
     witness = float.fromhex(spec["witness"]) if "witness" in spec else None
     if kind == "lattice":
-        fields = {k: v for k, v in spec.items() if k not in ("type", "kind", "witness")}
-        return LatticeEvent(getattr(lattice, spec["kind"])(**fields), witness)
+        fields = {k: v for k, v in spec.items() if k not in ("type", "kind", "witness", "coordinate")}
+        coordinate = int(spec["coordinate"]) if "coordinate" in spec else None
+        return LatticeEvent(getattr(lattice, spec["kind"])(**fields), witness, coordinate)
     if kind == "float-support":
         return OutsideSupport(float(spec["query"]), noise, witness)
     if kind == "difference":
@@ -167,19 +174,71 @@ def query_values(mechanism: Any, pair: tuple[Any, Any]) -> tuple[float, float] |
         return None
 
 
+def query_vectors(mechanism: Any, pair: tuple[Any, Any], width: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(q_a, q_b) as flat arrays of ``width`` query values, one per output coordinate, when known."""
+    from .float_support import query_array
+
+    try:
+        q_a, q_b = (query_array(mechanism, data).reshape(-1) for data in pair)
+    except Exception:  # no query, or a query that rejects the input: no lemma then
+        return None
+    return (q_a, q_b) if q_a.size == q_b.size == width else None
+
+
+def _lattice_coordinates(rows_a: np.ndarray, rows_b: np.ndarray, queries: Any) -> np.ndarray:
+    """The coordinates to search lattice events on: those whose query value differs (else all),
+    at most ``MAX_LATTICE_COORDINATES``, the largest shifts of the mean first."""
+    width = rows_a.shape[1]
+    candidates = np.arange(width)
+    if queries is not None and np.any(queries[0] != queries[1]):
+        candidates = np.flatnonzero(queries[0] != queries[1])
+    if candidates.size > MAX_LATTICE_COORDINATES:
+        with np.errstate(invalid="ignore"):
+            shift = np.abs(rows_a[:, candidates].mean(axis=0) - rows_b[:, candidates].mean(axis=0))
+        candidates = candidates[np.argsort(-np.nan_to_num(shift, nan=-1.0), kind="stable")[:MAX_LATTICE_COORDINATES]]
+    return candidates
+
+
+def _lattice_family(mechanism: Any, pair: tuple[Any, Any], rows_a: np.ndarray, rows_b: np.ndarray,
+                    score: Scorer) -> Scored | None:
+    """The best lattice event over the searched coordinates (scalar outputs: the one coordinate)."""
+    from .lattice import find_lattice_event
+
+    width = rows_a.shape[1]
+    queries = query_vectors(mechanism, pair, width)
+    best = None
+    for i in _lattice_coordinates(rows_a, rows_b, queries):
+        at = None if queries is None else (float(queries[0][i]), float(queries[1][i]))
+        choice = find_lattice_event(rows_a[:LATTICE_ROWS, i], rows_b[:LATTICE_ROWS, i], queries=at)
+        if choice is None:
+            continue
+        event = LatticeEvent(choice.event, coordinate=None if width == 1 else int(i))
+        scored = _scored("lattice", event, rows_a, rows_b, score)
+        if scored is not None and (best is None or scored.objective > best.objective):
+            best = scored
+    return best
+
+
 def _scored(family: str, event: Any, rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> Scored | None:
+    """The event scored by the strict search bound in its better direction; None unless that bound is > 0.
+
+    Leak events are chosen for having hits on one side and none on the other, so a rare event of a
+    correct mechanism (a tail exponent seen a few times) qualifies by chance; its held-out score,
+    which plugs in p^_b = 0, would then look large.  Requiring a positive strict bound (level
+    1 - alpha / SEARCH_EVENTS) keeps only events that show a privacy loss beyond that chance.
+    """
     inside_a, inside_b = event.contains(rows_a), event.contains(rows_b)
     ka, kb = int(np.count_nonzero(inside_a)), int(np.count_nonzero(inside_b))
     na, nb = rows_a.shape[0], rows_b.shape[0]
     forward = float(score(np.array([ka]), na, np.array([kb]), nb)[0])
     backward = float(score(np.array([kb]), nb, np.array([ka]), na)[0])
     best, is_forward = max((forward, True), (backward, False))
-    if not math.isfinite(best):
+    if not math.isfinite(best) or best <= 0.0:
         return None
     if hasattr(event, "witness"):
         rows, inside = (rows_a, inside_a) if is_forward else (rows_b, inside_b)
         if inside.any():
-            event = replace(event, witness=float(rows[np.argmax(inside), 0]))
+            event = replace(event, witness=float(rows[np.argmax(inside), getattr(event, "coordinate", None) or 0]))
     return Scored(event, family, is_forward, best, ka, kb)
 
 
@@ -192,13 +251,9 @@ def leak_families(
     floats = rows_a.dtype.kind == "f" and rows_b.dtype.kind == "f"
     width = rows_a.shape[1]
     queries = query_values(mechanism, pair) if width == 1 else None
-    if "lattice" in checks and floats and width == 1:
-        from .lattice import find_lattice_event
-
-        choice = find_lattice_event(rows_a[:LATTICE_ROWS, 0], rows_b[:LATTICE_ROWS, 0], queries=queries)
-        if choice is not None:
-            scored = _scored("lattice", LatticeEvent(choice.event), rows_a, rows_b, score)
-            found += [scored] if scored else []
+    if "lattice" in checks and floats:
+        scored = _lattice_family(mechanism, pair, rows_a, rows_b, score)
+        found += [scored] if scored else []
     noise = getattr(mechanism, "noise", None)
     if "float-support" in checks and noise is not None and width == 1 and queries is not None:
         from .float_support import support_match
@@ -222,13 +277,18 @@ def leak_families(
     return found, notes
 
 
-def _query(mechanism: Any, data: Any) -> float | None:
-    from .float_support import query_value
+def _query(mechanism: Any, data: Any, coordinate: int | None = None) -> float | None:
+    """The query value under ``data`` (at ``coordinate`` for vector outputs), None when unknown."""
+    from .float_support import query_array
 
     try:
-        return query_value(mechanism, data)
-    except Exception:  # no scalar query value: no lemma
+        values = query_array(mechanism, data)
+    except Exception:  # no query value: no lemma
         return None
+    if coordinate is None:
+        return float(values) if values.ndim == 0 else None
+    flat = values.reshape(-1)
+    return float(flat[coordinate]) if coordinate < flat.size else None
 
 
 def _why(family: str, event: Any, q_b: float | None) -> tuple[str, bool]:
@@ -262,7 +322,7 @@ def leak_findings(measured: list[Any], claim: Any, mechanism: Any, confidence: f
         family = m.scored.family
         if family not in DEFAULT_CHECKS or not m.bound > claim.epsilon:
             continue
-        why, proved = _why(family, m.scored.event, _query(mechanism, m.pair[1]))
+        why, proved = _why(family, m.scored.event, _query(mechanism, m.pair[1], getattr(m.scored.event, "coordinate", None)))
         mismatch = m.hits[1] == 0 and m.hits[0] > 0
         witness = getattr(m.scored.event, "witness", None)
         certificate = "" if witness is None else (

@@ -22,6 +22,7 @@ from dpaudit.auditor.lattice import (
     NotReachableFrom,
     default_events,
     find_lattice_event,
+    hit_counts,
     lattice_check,
     lemma_grid_power,
     lowest_set_power,
@@ -62,6 +63,14 @@ def test_reachability_is_exact(y, q):
         found |= bool(q + candidate == y)
         candidate = np.nextafter(candidate, np.inf)
     assert unreachable == (not found)
+
+
+@settings(max_examples=200, derandomize=True, database=None, deadline=None)
+@given(values=st.lists(st.floats() | st.sampled_from([0.0, -0.0, 1.0, 2.0**-60, 5e-324]), max_size=40))
+def test_hit_counts_equal_counting_contains(values):
+    y = np.array(values, dtype=float)
+    events = default_events(y, queries=(1.0, 0.0)) + [MantissaLowBits(6, 0b101010)]
+    assert hit_counts(y, events) == [int(np.count_nonzero(event.contains(y))) for event in events]
 
 
 def test_search_prefers_the_structurally_empty_grid():
