@@ -116,6 +116,7 @@ def audit(
     delta: float | None = None,
     pair: tuple[Any, Any] | None = None,
     samples: int | None = None,
+    search_samples: int | None = None,
     seed: int | None = None,
     confidence: float = 0.95,
     method: str = "auto",
@@ -142,6 +143,10 @@ def audit(
     samples : int, optional
         Verification samples per side (default ``DEFAULT_SAMPLES``); the search stage spends
         :func:`search_budget` more per side.
+    search_samples : int, optional
+        Search-stage samples per side instead of :func:`search_budget` (at least ``MIN_SAMPLES``):
+        less when the flaw is easy to find (a float lattice leak shows in a few thousand outputs)
+        and the budget is better spent on verification, more for weak flaws of small mass.
     seed : int, optional
         Seed of the ``SeedSequence`` behind every draw; drawn from OS entropy and recorded if absent.
     confidence : float
@@ -185,6 +190,9 @@ def audit(
     n = DEFAULT_SAMPLES if samples is None else check_positive_int("samples", samples)
     if n < MIN_SAMPLES:
         raise InvalidArgument(f"samples={samples!r} must be at least {MIN_SAMPLES}")
+    n_search = search_budget(n) if search_samples is None else check_positive_int("search_samples", search_samples)
+    if n_search < MIN_SAMPLES:
+        raise InvalidArgument(f"search_samples={search_samples!r} must be at least {MIN_SAMPLES}")
     candidates = check_positive_int("candidates", candidates)
     checks = check_names(checks)
     seed = fresh_seed() if seed is None else check_nonnegative_int("seed", seed)
@@ -225,6 +233,7 @@ def audit(
             "pair": plain(pair) if pair is not None else None,
             "seed": seed,
             "samples": n,
+            "search_samples": n_search,
             "confidence": confidence,
             "method": chosen_method,
             "candidates": candidates,
@@ -236,7 +245,7 @@ def audit(
     runner = make_executor(executor, workers)
     owned = runner is not executor
     ref, ship_note = (None, None) if isinstance(runner, InProcess) else ship(mechanism, target)
-    bar = Progress((4 if probabilistic else 2) * (search_budget(n) + n), mechanism.name, progress)
+    bar = Progress((4 if probabilistic else 2) * (n_search + n), mechanism.name, progress)
     certified = None
     try:
         draws = Draws(mechanism, ref, runner, seed, pairs[0][0], checkpoint=store, progress=bar.advance)
@@ -244,14 +253,14 @@ def audit(
             outcome, chosen = outcome_from_record(store.search, mechanism.noise)
             bar.advance(2 * outcome.samples)
         else:
-            outcome = search_stage(draws, pairs, search_budget(n), score, rescore, checks)
+            outcome = search_stage(draws, pairs, n_search, score, rescore, checks)
             chosen = _distinct(outcome.found, candidates)
             if store is not None:
                 store.set_search(search_record(outcome, chosen))
         a, b = pairs[outcome.pair_index]
         adp_confidence = confidence
         if probabilistic:
-            certified, why, adp_confidence = bad_set_test(draws, (a, b), search_budget(n), n, claim, confidence, PDP_SHARE)
+            certified, why, adp_confidence = bad_set_test(draws, (a, b), n_search, n, claim, confidence, PDP_SHARE)
             notes += [why] if why else []
         plan = schedule(n, adp_confidence, bool(early_stopping))
         checked = verify(

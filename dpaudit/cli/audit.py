@@ -101,6 +101,8 @@ def _print_result(result: Any, reproduction: str) -> None:
 @click.option("--a", "a_json", default=None, metavar="JSON", help="First neighbouring input, as JSON.")
 @click.option("--b", "b_json", default=None, metavar="JSON", help="Second neighbouring input, as JSON.")
 @click.option("--samples", type=int, default=None, help="Verification samples per side (default 10^6).")
+@click.option("--search-samples", type=int, default=None,
+              help="Search-stage samples per side (default: half of --samples, at least 20 000, at most 500 000).")
 @click.option("--seed", type=int, default=None, help="Seed that reproduces the audit (default: drawn and printed).")
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence of the bound.")
 @click.option(
@@ -131,6 +133,7 @@ def audit(
     a_json: str | None,
     b_json: str | None,
     samples: int | None,
+    search_samples: int | None,
     seed: int | None,
     confidence: float,
     method: str,
@@ -176,6 +179,7 @@ def audit(
             delta=delta,
             pair=pair,
             samples=samples,
+            search_samples=search_samples,
             seed=seed,
             confidence=confidence,
             method=method,
@@ -190,7 +194,8 @@ def audit(
         raise MechanismError(f"{exc} (rerun with --seed {seed})") from exc
     flags = tuple(
         flag
-        for flag, used in ((f"--neighbours {neighbours}", neighbours is not None), ("--no-early-stop", no_early_stop), ("--no-float-checks", no_float_checks),
+        for flag, used in ((f"--neighbours {neighbours}", neighbours is not None),
+                           (f"--search-samples {search_samples}", search_samples is not None), ("--no-early-stop", no_early_stop), ("--no-float-checks", no_float_checks),
                            ("--no-correlation-check", no_correlation_check), ("--sensitivity-check", sensitivity_check))
         if used
     )

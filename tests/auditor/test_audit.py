@@ -124,6 +124,8 @@ def test_probabilistic_claims_are_audited_as_approximate():
         (dict(delta=1.5), InvalidArgument),
         (dict(confidence=1.0), InvalidArgument),
         (dict(samples=10), InvalidArgument),
+        (dict(search_samples=10), InvalidArgument),
+        (dict(search_samples=2.5), InvalidArgument),
         (dict(seed=-3), InvalidArgument),
         (dict(method="bayes"), InvalidArgument),
         (dict(pair=(0.0, 5.0)), NotNeighbouring),
