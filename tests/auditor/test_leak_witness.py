@@ -62,3 +62,16 @@ def test_support_mismatch_comes_with_a_checkable_witness(name):
 def test_brute_force_reachability_sees_the_lattice():
     # 2^-60 is a double, but every fl(1 + n) is a multiple of 2^-53 (ulp-lattice lemma): not reachable
     assert reachable_by_brute_force(0.75, 1.0) and not reachable_by_brute_force(2.0**-60, 1.0)
+
+
+@pytest.mark.statistical
+def test_box_muller_near_its_largest_claim_reaches_8_with_10_5_samples():
+    # 95 000 verification + 5 000 search outputs per side.  The impossible-output mass at eps = 0.99 is
+    # m = 0.165 (benchmarks/leaks.py), so the expected bound is ln(m 95 000 / ln(2 / alpha_last)) ~ 8.2,
+    # and ln k_a moves by about 1 / sqrt(15 700) = 0.008 from seed to seed: 8 is 20 such steps below.
+    from dpaudit.mechanisms.flawed.floating_point import gaussian_box_muller
+
+    result = dpaudit.audit(gaussian_box_muller(epsilon=0.99), samples=95_000, search_samples=5_000, seed=1,
+                           executor="in-process")
+    assert result.samples + result.search_samples <= 100_000
+    assert result.epsilon_lower_bound >= 8.0 and result.findings[0]["proven_empty"]
