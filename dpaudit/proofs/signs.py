@@ -8,7 +8,8 @@ which the sign of a rational function of positive symbols is read off its factor
 * each positive parameter P that occurs in an exponent as ``c * P`` (c rational) becomes
   ``P = k log(1 + t)`` with t > 0 and k the common denominator of the c, so ``exp(P / k) = 1 + t``;
 * an assumption ``P < c`` (c > 0) becomes ``P = c r / (1 + r)`` with r > 0, and ``P > c`` becomes
-  ``P = c + r``.
+  ``P = c + r``; for ``P <= c`` and ``P >= c`` the sign is decided again at P = c, and an answer
+  stands only when it holds there too.
 
 :meth:`SignContext.nonnegative` answers True (proved for all parameters), False (negative for all
 parameters) or None (undecided).  :meth:`SignContext.negative_point` searches parameter values where an
@@ -72,17 +73,23 @@ class SignContext:
         import sympy
 
         self._bounds: dict[Any, tuple[str, Any]] = {}
+        self._closed: dict[Any, Any] = {}  # parameter -> the value its non-strict bound lets it take
         for assumption in self.assumptions:
             relation = sympy.sympify(assumption)
             if not isinstance(relation, sympy.core.relational.Relational):
                 continue
             lhs, rhs = relation.lhs, relation.rhs
+            closed = isinstance(relation, (sympy.LessThan, sympy.GreaterThan))
             if lhs.is_Symbol and rhs.is_number and lhs.is_positive and rhs.is_positive:
                 kind = "below" if isinstance(relation, (sympy.StrictLessThan, sympy.LessThan)) else "above"
                 self._bounds[lhs] = (kind, rhs)
+                if closed:
+                    self._closed[lhs] = rhs
             elif rhs.is_Symbol and lhs.is_number and rhs.is_positive and lhs.is_positive:
                 kind = "above" if isinstance(relation, (sympy.StrictLessThan, sympy.LessThan)) else "below"
                 self._bounds[rhs] = (kind, lhs)
+                if closed:
+                    self._closed[rhs] = lhs
 
     # -- re-parametrisation -------------------------------------------------------------------
     def _substitution(self, expr: Any) -> dict[Any, Any]:
@@ -125,6 +132,14 @@ class SignContext:
         if expr in self._cache:
             return self._cache[expr]
         answer = self._decide(expr)
+        # The re-parametrisation P = c r / (1 + r) or P = c + r (r > 0) covers the open range only: a
+        # non-strict bound (``tau >= 2``) lets P equal c, where the sign is decided again; the answer
+        # stands only if it holds there too (``tau - 2 > 0`` is undecided under ``tau >= 2``).
+        for parameter, edge in self._closed.items():
+            if answer is None:
+                break
+            if parameter in expr.free_symbols and self.nonnegative(expr.subs(parameter, edge)) != answer:
+                answer = None
         self._cache[expr] = answer
         return answer
 
