@@ -144,9 +144,8 @@ def audit(
         Verification samples per side (default ``DEFAULT_SAMPLES``); the search stage spends
         :func:`search_budget` more per side.
     search_samples : int, optional
-        Search-stage samples per side instead of :func:`search_budget` (at least ``MIN_SAMPLES``):
-        less when the flaw is easy to find (a float lattice leak shows in a few thousand outputs)
-        and the budget is better spent on verification, more for weak flaws of small mass.
+        Search-stage samples per side instead of :func:`search_budget` (at least ``MIN_SAMPLES``);
+        fewer leave more of a budget to verification when the flaw is easy to find (a float leak).
     seed : int, optional
         Seed of the ``SeedSequence`` behind every draw; drawn from OS entropy and recorded if absent.
     confidence : float
