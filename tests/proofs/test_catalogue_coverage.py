@@ -34,6 +34,7 @@ COVERAGE = {
     "laplace-float-textbook": (PROVED, "declared exact density only"),
     "laplace-mean": (PROVED, ""),
     "laplace-numpy": (PROVED, "declared exact density only"),
+    "laplace-histogram-numpy": (PROVED, "declared exact density only"),
     "laplace-scale-epsilon": (REFUTED, ""),
     "laplace-scipy": (PROVED, "declared exact density only"),
     "laplace-sum": (PROVED, ""),

@@ -22,6 +22,7 @@ Floating point (:mod:`.floating_point`, Mironov 2012; true epsilon inf, algebra 
     ``laplace-scipy``              ``scipy.stats.laplace.rvs``.
     ``laplace-numpy``              ``numpy.random.Generator.laplace``.
     ``gaussian-box-muller``        Box-Muller normal noise.
+    ``laplace-histogram-numpy``    a histogram with numpy Laplace noise per count (vector outputs).
 Sensitivity (:mod:`.sensitivity`)
     ``clamped-mean-wrong-sensitivity``  noise scale (ub - lb) / (n eps) with n = |D|: inf.
     ``sum-clamp-after``                 clamps the total, not each record: (R / ub) eps.

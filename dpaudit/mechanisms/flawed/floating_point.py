@@ -21,6 +21,10 @@ without any rounding, exactly as the cited code does.
   finite: the textbook inverse-CDF sampler Mironov analyses.
 * ``laplace-scipy`` -- ``scipy.stats.laplace.rvs(loc=q, scale=b, random_state=rng)``.
 * ``laplace-numpy`` -- ``q + rng.laplace(0, b)`` (numpy's inverse-CDF Laplace).
+* ``laplace-histogram-numpy`` -- ``histogram(D) + rng.laplace(0, b, size=bins)``: the Laplace
+  histogram (Dwork & Roth 2014, Sect. 3.3; the "NoisyHist1" benchmark of Ding et al. 2018 as DP-Sniper
+  and StatDP code it) in doubles.  The leak is in the one count the neighbour changes, found by the
+  auditor's lattice events on that coordinate.
 * ``gaussian-box-muller`` -- ``q + sigma sqrt(-2 log(1 - U1)) cos(2 pi U2)`` with the classic
   sigma = sqrt(2 ln(1.25/delta)) / eps (Dwork & Roth 2014, Thm. A.1; eps < 1); floating-point
   Gaussians are broken the same way (Jin, McMurtry, Rubinstein & Ohrimenko 2022, S&P, "Are we there
@@ -41,7 +45,7 @@ from ...errors import InvalidArgument
 from ...neighbours import AddRemove
 from ..base import Mechanism, Sampler
 from ..gaussian import classic_sigma, gaussian_density
-from ..laplace import count, laplace_density
+from ..laplace import count, laplace_density, laplace_vector, laplace_vector_density
 from ..float_noise import FloatNoise
 from ..registry import register
 
@@ -194,4 +198,28 @@ def gaussian_box_muller(epsilon: float = 0.5, delta: float = 1e-5) -> Mechanism:
             f"Box & Muller (1958); {_MIRONOV}; Jin, McMurtry, Rubinstein & Ohrimenko (2022, S&P) "
             "'Are we there yet? Timing and floating-point attacks on differential privacy systems'"
         ),
+    )
+
+
+@register("laplace-histogram-numpy")
+def laplace_histogram_numpy(epsilon: float = 1.0, bins: int = 4) -> Mechanism:
+    """Laplace histogram with numpy's float noise per count: the product density is proved, the doubles leak."""
+    exact = laplace_vector(epsilon, bins)
+    scale = 1.0 / exact.claim.epsilon
+
+    def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        return exact.query(data) + rng.laplace(0.0, scale, size=(n, bins))
+
+    return dataclasses.replace(
+        exact,
+        name="laplace-histogram-numpy",
+        sampler=sample,
+        description=f"Laplace histogram over {bins} categories with numpy float noise, epsilon={epsilon:g}",
+        density=lambda: laplace_vector_density(epsilon, 1.0, bins, note=_PROVED_NOTE.format(what="Laplace")),
+        pairs=(((), (0,)), ((0,), ()), *exact.pairs),
+        flaw=("adds Laplace noise to every count in double precision: in the count the neighbour changes (0 against 1) "
+              "the set of reachable doubles depends on the count, so some outputs are impossible under one neighbour "
+              "and possible under the other"),
+        true_epsilon=math.inf,
+        source=f"Dwork & Roth (2014), Sect. 3.3; Ding et al. (2018, CCS) NoisyHist1; {_MIRONOV}",
     )

@@ -15,7 +15,7 @@ FLAWED = [m for m in catalogue() if m.flawed]
 EXPECTED = {
     "noisy-max-value-laplace", "noisy-max-value-exponential", "svt-lyu-3", "svt-lyu-4", "svt-lyu-5",
     "svt-lyu-6", "laplace-scale-epsilon", "rr-miscalibrated", "exponential-no-factor-2",
-    "laplace-float-textbook", "laplace-scipy", "laplace-numpy", "gaussian-box-muller",
+    "laplace-float-textbook", "laplace-scipy", "laplace-numpy", "gaussian-box-muller", "laplace-histogram-numpy",
     "clamped-mean-wrong-sensitivity", "sum-clamp-after", "median-local-sensitivity",
 }
 
