@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from .leak_events import leak_families
+from .leak_families import leak_families
 from .sampling import Draws
 from .search import Scored, Scorer, search_events
 

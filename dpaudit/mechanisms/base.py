@@ -77,7 +77,7 @@ class Mechanism:
     noise : FloatNoise or None
         Grey-box exposure of the float noise for the exact-support check: the output is
         ``fl(query(data) + s * noise(u))`` with u a grid-uniform double (see
-        :mod:`dpaudit.mechanisms.float_noise`).
+        :mod:`dpaudit.mechanisms.float_noise`); for vector outputs, coordinate by coordinate.
     """
 
     name: str

@@ -4,6 +4,7 @@ Many float mechanisms compute their output as
 
     y = fl(q + s * noise(u)),      u = k * 2^-bits,  k in {1, ..., 2^bits}
 
+(for vector outputs: y_i = fl(q_i + s_i * noise(u_i)), each coordinate with its own draws)
 where q is the query value, u a double uniform on a grid of 2^bits points, ``noise`` a vectorised
 function of u that is monotone (the inverse CDF of the noise distribution) and s an optional random
 sign in {-1, +1}.  The grid depends on how the uniform is drawn:

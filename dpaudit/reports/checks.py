@@ -75,7 +75,7 @@ def _output_kind(mechanism: Any, data: Any) -> str:
 
 def _not_applicable(name: str, mechanism: Any, audit: dict[str, Any]) -> str | None:
     """Why the audit's search had no event of this check to consider, or None when it had."""
-    from ..auditor.leak_events import query_values
+    from ..auditor.leak_families import query_values
     from ..auditor.result import from_plain
 
     pair = from_plain(audit["pair"])

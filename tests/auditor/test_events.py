@@ -19,7 +19,7 @@ from dpaudit.auditor.events import (
     event_from_dict,
     row_keys,
 )
-from dpaudit.auditor.leak_events import CoordinateDifference, LatticeEvent, leak_event_from_dict
+from dpaudit.auditor.leak_events import CoordinateDifference, LatticeEvent, OutsideSupport, leak_event_from_dict
 from dpaudit.auditor.lattice import NotReachableFrom
 from dpaudit.auditor.search import search_events
 
@@ -65,8 +65,10 @@ def test_first_answer_features():
 
 
 def test_leak_events_round_trip():
-    for event in (LatticeEvent(NotReachableFrom(1.0)), CoordinateDifference(0, 2, -1.0, 0.5)):
-        assert leak_event_from_dict(json.loads(json.dumps(event.as_dict()))) == event
+    for event in (LatticeEvent(NotReachableFrom(1.0)), CoordinateDifference(0, 2, -1.0, 0.5),
+                  LatticeEvent(NotReachableFrom(1.0), 2.0**-60, 3), OutsideSupport(1.0, None, -0.25, 2)):
+        back = leak_event_from_dict(json.loads(json.dumps(event.as_dict())))
+        assert back == event and back.as_dict() == event.as_dict()  # coordinate and witness kept
     assert CoordinateDifference(0, 2, -1.0, 0.5).contains(ROWS).tolist() == [False, False, True, False]
     assert LatticeEvent(NotReachableFrom(1.0)).contains(np.array([[2.0**-60], [1.5]])).tolist() == [True, False]
 

@@ -1,9 +1,9 @@
 """Lattice events on vector outputs: a float histogram leaks through the bin the neighbour changes.
 
 Power: the catalogue's ``laplace-histogram-numpy`` (4 counts plus numpy Laplace noise each, epsilon =
-1, add/remove) is flagged by the default audit at 2 x 10^4 samples per side with a proven support
-mismatch on the changed count (0 against 1: the ulp-lattice lemma), whose witness is checked by
-brute force.
+1, add/remove) is flagged at 2 x 10^4 samples per side with a proven support mismatch on the changed
+count by each of the two float checks alone: the lattice events (0 against 1: the ulp-lattice lemma;
+witness checked by brute force) and the exact noise replay (witness reproduced from q_a, not q_b).
 Validity: exact vector mechanisms -- the catalogue's grid Laplace vector and a discrete Laplace
 histogram (difference of two geometric draws, integers) -- give no lattice finding over 6 seeds each:
 a finding needs an event with a positive strict search bound and a verified bound above the claim,
@@ -18,6 +18,7 @@ import pytest
 
 import dpaudit
 from dpaudit import AddRemove, Mechanism, PureDP
+from dpaudit.auditor.float_support import support_match
 from tests.auditor.test_leak_witness import reachable_by_brute_force
 
 BINS = 5
@@ -38,19 +39,23 @@ def _mechanism(name: str, sampler) -> Mechanism:
 
 
 @pytest.mark.statistical
-def test_float_histogram_is_flagged_on_the_changed_bin():
+@pytest.mark.parametrize("check", ["lattice", "float-support"])
+def test_float_histogram_is_flagged_on_the_changed_bin(check):
     mechanism = dpaudit.get("laplace-histogram-numpy")
-    result = dpaudit.audit(mechanism, samples=20_000, seed=5, executor="in-process")
-    lattice = [f for f in result.findings if f["check"] == "lattice"]
-    assert result.verdict.value == "violation" and lattice, result.reason
-    finding = lattice[0]
+    result = dpaudit.audit(mechanism, samples=20_000, seed=5, executor="in-process", checks=(check,))
+    found = [f for f in result.findings if f["check"] == check]
+    assert result.verdict.value == "violation" and found, result.reason
+    finding = found[0]
     assert finding["proven_empty"] and finding["epsilon_lower_bound"] > 5
-    spec = result.event_spec
-    coordinate = spec["coordinate"]
-    q_a, q_b = (mechanism.query(data)[coordinate] for data in finding["pair"])
-    assert q_a != q_b
-    assert not reachable_by_brute_force(float.fromhex(finding["witness"]["output_hex"]), q_b)
-    assert result.event.startswith(f"output[{coordinate}]: ")
+    coordinate = result.event_spec["coordinate"]
+    q_a, q_b = (float(mechanism.query(data)[coordinate]) for data in finding["pair"])
+    witness = np.array([float.fromhex(finding["witness"]["output_hex"])])
+    assert q_a != q_b and result.event.startswith(f"output[{coordinate}]: ")
+    if check == "lattice":
+        assert not reachable_by_brute_force(witness[0], q_b)
+    else:  # the replay (tested against brute force in test_float_support.py)
+        assert not support_match(mechanism.noise, witness, q_b).consistent.any()
+    assert support_match(mechanism.noise, witness, q_a).consistent.all()
 
 
 @pytest.mark.statistical

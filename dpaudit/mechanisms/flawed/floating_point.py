@@ -217,6 +217,7 @@ def laplace_histogram_numpy(epsilon: float = 1.0, bins: int = 4) -> Mechanism:
         description=f"Laplace histogram over {bins} categories with numpy float noise, epsilon={epsilon:g}",
         density=lambda: laplace_vector_density(epsilon, 1.0, bins, note=_PROVED_NOTE.format(what="Laplace")),
         pairs=(((), (0,)), ((0,), ()), *exact.pairs),
+        noise=_numpy_laplace_noise(scale),
         flaw=("adds Laplace noise to every count in double precision: in the count the neighbour changes (0 against 1) "
               "the set of reachable doubles depends on the count, so some outputs are impossible under one neighbour "
               "and possible under the other"),
