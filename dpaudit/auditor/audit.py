@@ -144,8 +144,7 @@ def audit(
         Verification samples per side (default ``DEFAULT_SAMPLES``); the search stage spends
         :func:`search_budget` more per side.
     search_samples : int, optional
-        Search-stage samples per side instead of :func:`search_budget` (at least ``MIN_SAMPLES``);
-        fewer leave more of a budget to verification when the flaw is easy to find (a float leak).
+        Search-stage samples per side instead of :func:`search_budget`, at least ``MIN_SAMPLES``.
     seed : int, optional
         Seed of the ``SeedSequence`` behind every draw; drawn from OS entropy and recorded if absent.
     confidence : float
@@ -159,11 +158,12 @@ def audit(
         Verify in growing batches and stop once the answer is certain (:mod:`.sequential`); with
         False, one look at the full budget.
     executor : str or executor object
-        ``"auto"`` (in process, moving to a process pool over all cores when the remaining work is
-        long), ``"in-process"``, ``"process-pool"``, ``"dask-local"`` or ``"dask://HOST:PORT"``.
+        ``"auto"`` (threads for ``thread_safe`` mechanisms; else in process, moving to a process
+        pool when the remaining work is long), ``"in-process"``, ``"threads"``, ``"process-pool"``,
+        ``"dask-local"`` or ``"dask://HOST:PORT"``.
         The result does not depend on it.
     workers : int, optional
-        Processes of the pool or of the local Dask cluster (default: every core).
+        Threads, processes of the pool or of the local Dask cluster (default: every core).
     checkpoint : str, optional
         File that keeps finished work; an interrupted audit rerun with the same file resumes.
     progress : bool, optional

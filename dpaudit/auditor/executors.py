@@ -48,6 +48,7 @@ __all__ = [
     "InProcess",
     "MechanismRef",
     "ProcessPool",
+    "Threads",
     "chunk_sizes",
     "make_executor",
     "run_chunk",
@@ -266,21 +267,52 @@ class DaskExecutor:
             self._cluster.close()
 
 
+class Threads:
+    """Every chunk here, ``workers`` at a time in threads (for ``thread_safe`` mechanisms only).
+
+    numpy releases the GIL while it draws and counts, so a vectorised numpy sampler runs on all
+    cores without starting processes or pickling anything; each chunk has its own generator, so
+    the results are those of :class:`InProcess`.
+    """
+
+    name = "threads"
+
+    def __init__(self, workers: int | None = None) -> None:
+        import concurrent.futures
+
+        self.workers = int(workers or os.cpu_count() or 1)
+        self._pool = concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="dpaudit-chunks")
+
+    def run(self, mechanism: Mechanism, ref: MechanismRef | None, tasks: Iterable[ChunkTask]) -> Iterator[ChunkResult]:
+        yield from self._pool.map(lambda task: run_chunk(mechanism, task), list(tasks))
+
+    def close(self) -> None:
+        self._pool.shutdown()
+
+
 class Auto:
-    """In process until the measured cost says the remaining work exceeds ``AUTO_POOL_SECONDS``, then a pool."""
+    """Threads for ``thread_safe`` mechanisms on several cores; otherwise in process until the measured
+    cost says the remaining work exceeds ``AUTO_POOL_SECONDS``, then a process pool."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = int(workers or os.cpu_count() or 1)
         self._pool: ProcessPool | None = None
+        self._threads: Threads | None = None
         self._rows = 0
         self._seconds = 0.0
 
     @property
     def name(self) -> str:
+        if self._threads is not None:
+            return "auto (threads)"
         return "auto (process pool)" if self._pool is not None else "auto (in process)"
 
     def run(self, mechanism: Mechanism, ref: MechanismRef | None, tasks: Iterable[ChunkTask]) -> Iterator[ChunkResult]:
         tasks = list(tasks)
+        if getattr(mechanism, "thread_safe", False) and self.workers > 1 and len(tasks) > 1:
+            self._threads = self._threads or Threads(self.workers)
+            yield from self._threads.run(mechanism, ref, tasks)
+            return
         if self._pool is None and ref is not None and self.workers > 1 and self._rows:
             remaining = sum(t.rows for t in tasks) * self._seconds / self._rows
             if remaining > AUTO_POOL_SECONDS:
@@ -297,9 +329,11 @@ class Auto:
     def close(self) -> None:
         if self._pool is not None:
             self._pool.close()
+        if self._threads is not None:
+            self._threads.close()
 
 
-EXECUTORS = ("auto", "in-process", "process-pool", "dask-local", "dask://HOST:PORT")
+EXECUTORS = ("auto", "in-process", "threads", "process-pool", "dask-local", "dask://HOST:PORT")
 
 
 def make_executor(spec: Any, workers: int | None = None):
@@ -310,6 +344,8 @@ def make_executor(spec: Any, workers: int | None = None):
         return Auto(workers)
     if spec == "in-process":
         return InProcess()
+    if spec == "threads":
+        return Threads(workers)
     if spec == "process-pool":
         return ProcessPool(workers)
     if spec == "dask-local":

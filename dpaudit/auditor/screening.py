@@ -39,7 +39,9 @@ choice cannot bias it (the audit's validity does not depend on how pairs and eve
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -74,6 +76,22 @@ def _leak_events_of(mechanism: Any, pair: tuple[Any, Any], score: Scorer, checks
     return lambda fit_a, fit_b: leak_families(mechanism, pair, fit_a, fit_b, score, checks)[0]
 
 
+def _threads() -> ThreadPoolExecutor:
+    """The threads that score the screened pairs side by side.
+
+    The scores are pure functions of each pair's draws, so the order they finish in changes nothing;
+    numpy's sorting and counting and scipy's beta quantiles release the GIL, so on k cores the
+    screening runs up to k times faster.
+    """
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="dpaudit-screening")
+    return _POOL
+
+
+_POOL: ThreadPoolExecutor | None = None
+
+
 def _ranked(found: list[Scored]) -> list[Scored]:
     return sorted(found, key=lambda s: (-s.objective, -(s.hits_a if s.forward else s.hits_b)))
 
@@ -91,13 +109,27 @@ def rescored_shortlist(
     Returns the distinct shortlisted events with ``objective`` the held-out ``rescore`` and
     ``hits_a``, ``hits_b`` the held-out counts, best first (ties: more mass on the larger side).
     """
+    return _rescored(rows_a, rows_b, [s for part in _shortlist_parts(rows_a, rows_b, score, extra) for s in part()],
+                     rescore)
+
+
+def _shortlist_parts(
+    rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, extra: ExtraFamilies | None
+) -> list[Callable[[], list[Scored]]]:
+    """The independent searches whose results, concatenated in this order, form the shortlist."""
     fit_a, fit_b = rows_a[0::2], rows_b[0::2]
+    parts = [lambda: search_events(fit_a, fit_b, score, keep=SHORTLIST_KEEP),
+             lambda: search_events(rows_a, rows_b, score)[:WHOLE_SEARCH_KEEP]]
+    if extra is not None:
+        parts.append(lambda: extra(fit_a, fit_b))
+    return parts
+
+
+def _rescored(rows_a: np.ndarray, rows_b: np.ndarray, listed: list[Scored], rescore: Scorer) -> list[Scored]:
+    """The distinct events of ``listed`` re-scored on the odd-indexed (held-out) rows, best first."""
     held_a, held_b = rows_a[1::2], rows_b[1::2]
     if held_a.shape[0] == 0 or held_b.shape[0] == 0:
         return []
-    listed = search_events(fit_a, fit_b, score, keep=SHORTLIST_KEEP)
-    listed += search_events(rows_a, rows_b, score)[:WHOLE_SEARCH_KEEP]
-    listed += extra(fit_a, fit_b) if extra is not None else []
     index_of: dict[str, int] = {}
     events = []
     shortlist: list[tuple[Scored, int]] = []
@@ -123,11 +155,6 @@ def rescored_shortlist(
     return _ranked(rescored)
 
 
-def _objective(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, rescore: Scorer, extra: ExtraFamilies) -> float:
-    found = rescored_shortlist(rows_a, rows_b, score, rescore, extra)
-    return found[0].objective if found else -math.inf
-
-
 def search_stage(
     draws: Draws,
     pairs: list[tuple[Any, Any]],
@@ -151,15 +178,22 @@ def search_stage(
         total_rounds = math.ceil(math.log2(len(pairs)))
         for r in range(total_rounds):
             share = max(MIN_SCREEN, budget // (total_rounds * len(survivors)))
-            scores = {}
             for i in survivors:
                 a, b = pairs[i]
                 pool = pools.setdefault(i, [[], []])
                 new_a, new_b = draws.rows_many([((0, 0, r, i, 0), a, share), ((0, 0, r, i, 1), b, share)])
                 pool[0].append(new_a)
                 pool[1].append(new_b)
-                scores[i] = _objective(np.concatenate(pool[0]), np.concatenate(pool[1]), score, rescore,
-                                       _leak_events_of(draws.mechanism, pairs[i], score, checks))
+
+            rows = {i: (np.concatenate(pools[i][0]), np.concatenate(pools[i][1])) for i in survivors}
+            # Every search of every pair at once on the threads (each pair's parts in their order).
+            running = {i: [_threads().submit(part) for part in _shortlist_parts(
+                *rows[i], score, _leak_events_of(draws.mechanism, pairs[i], score, checks))] for i in survivors}
+            # A pair's held-out counting starts once its searches are done (never waits in the pool).
+            rescoring = {i: _threads().submit(_rescored, *rows[i], [s for job in running[i] for s in job.result()],
+                                              rescore) for i in survivors}
+            scores = {i: (found[0].objective if found else -math.inf)
+                      for i, found in ((i, job.result()) for i, job in rescoring.items())}
             spent += share * len(survivors)
             rounds.append(tuple(survivors))
             # Stable order: ties keep the earlier (recommended) pair.
@@ -172,7 +206,8 @@ def search_stage(
     if winner in pools:
         rows_a = np.concatenate([*pools[winner][0], rows_a])
         rows_b = np.concatenate([*pools[winner][1], rows_b])
+    leak_search = _threads().submit(leak_families, draws.mechanism, (a, b), rows_a, rows_b, score, checks)
     found = search_events(rows_a, rows_b, score)
-    leaks, notes = leak_families(draws.mechanism, (a, b), rows_a, rows_b, score, checks)
+    leaks, notes = leak_search.result()
     found = _ranked(found + leaks)
     return SearchOutcome(winner, found, spent + fresh, tuple(rounds), tuple(notes))

@@ -112,7 +112,7 @@ def _print_result(result: Any, reproduction: str) -> None:
     "--executor",
     default="auto",
     show_default=True,
-    metavar="auto|in-process|process-pool|dask-local|dask://HOST:PORT",
+    metavar="auto|in-process|threads|process-pool|dask-local|dask://HOST:PORT",
     help="Where the sampling chunks run; the result does not depend on it.",
 )
 @click.option("--workers", type=int, default=None, help="Processes of the pool or local Dask cluster (default: all cores).")

@@ -2,15 +2,18 @@
 
 Each family module in :mod:`dpaudit.mechanisms` (and :mod:`dpaudit.mechanisms.flawed`) registers
 zero-argument-callable factories that return a :class:`Mechanism` whose ``name`` equals the registered
-name.  The modules are discovered, not listed, so adding a family is adding a module.
+name.  The modules are discovered, not listed, so adding a family is adding a module.  Every entry
+is marked ``thread_safe`` (its sampler draws only from the generator it is given).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import importlib
 import pkgutil
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..errors import UnknownMechanism
 from .base import Mechanism
@@ -28,10 +31,14 @@ def register(name: str) -> Callable[[Factory], Factory]:
     """Register ``factory`` as catalogue entry ``name`` (called with no arguments to build it)."""
 
     def decorate(factory: Factory) -> Factory:
-        if name in _FACTORIES and _FACTORIES[name] is not factory:
+        @functools.wraps(factory)
+        def build(*args: Any, **kwargs: Any) -> Mechanism:
+            return dataclasses.replace(factory(*args, **kwargs), thread_safe=True)
+
+        if name in _FACTORIES and _FACTORIES[name].__wrapped__ is not factory:
             raise ValueError(f"catalogue name {name!r} registered twice")
-        _FACTORIES[name] = factory
-        return factory
+        _FACTORIES[name] = build
+        return build  # type: ignore[return-value]
 
     return decorate
 

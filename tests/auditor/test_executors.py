@@ -1,4 +1,4 @@
-"""Executors: the same seed gives the same audit in process, on a process pool and on a Dask cluster.
+"""Executors: the same seed gives the same audit in process, in threads, on a process pool and on Dask.
 
 Bit-identical means every field of the AuditResult except the wall times and the ``run`` record
 (which executor ran it).  The Dask test starts a real ``distributed.LocalCluster`` on loopback
@@ -88,6 +88,19 @@ def test_process_pool_result_is_bit_identical():
     pooled = audit("svt-lyu-4", executor="process-pool", workers=2, **kwargs)
     assert pooled.run["executor"] == "process-pool" and pooled.run["workers"] == 2
     assert _evidence(pooled) == _evidence(local)
+
+
+def test_threads_result_is_bit_identical_and_auto_uses_them_for_thread_safe_mechanisms():
+    kwargs = dict(samples=30_000, seed=23)
+    local = audit("laplace", executor="in-process", **kwargs)
+    threaded = audit("laplace", executor="threads", workers=2, **kwargs)
+    automatic = audit("laplace", executor="auto", workers=2, **kwargs)
+    assert threaded.run["executor"] == "threads" and automatic.run["executor"] == "auto (threads)"
+    assert _evidence(threaded) == _evidence(local) == _evidence(automatic)
+    assert dpaudit.get("laplace").thread_safe  # every catalogue entry is marked
+    plain = dpaudit.Mechanism.from_callable(lambda q, n, rng: q + rng.laplace(0.0, 1.0, n), claim=PureDP(1.0))
+    assert not plain.thread_safe
+    assert audit(plain, pair=(0.0, 1.0), executor="auto", workers=2, **kwargs).run["executor"] == "auto (in process)"
 
 
 def test_dask_local_cluster_result_is_bit_identical():
