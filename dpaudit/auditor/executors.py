@@ -284,10 +284,16 @@ class Threads:
         self._pool = concurrent.futures.ThreadPoolExecutor(self.workers, thread_name_prefix="dpaudit-chunks")
 
     def run(self, mechanism: Mechanism, ref: MechanismRef | None, tasks: Iterable[ChunkTask]) -> Iterator[ChunkResult]:
-        yield from self._pool.map(lambda task: run_chunk(mechanism, task), list(tasks))
+        futures = [self._pool.submit(run_chunk, mechanism, task) for task in tasks]
+        try:
+            for future in futures:
+                yield future.result()
+        finally:  # an error or an interrupt: the chunks not started yet never start
+            for future in futures:
+                future.cancel()
 
     def close(self) -> None:
-        self._pool.shutdown()
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 class Auto:
