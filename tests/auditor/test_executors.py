@@ -115,3 +115,18 @@ def test_dask_local_cluster_result_is_bit_identical():
         remote = audit("laplace-vector", executor=f"dask://{address}", **kwargs)
     assert remote.run["executor"] == f"dask://{address}"
     assert _evidence(remote) == _evidence(local)
+
+
+def test_threads_stop_at_a_failing_chunk_with_its_error():
+    calls = []
+
+    def fails_third(data, n, rng):
+        calls.append(n)
+        if len(calls) == 3:
+            raise RuntimeError("boom")
+        return rng.random(n)
+
+    mechanism = replace(dpaudit.Mechanism.from_callable(fails_third, claim=PureDP(1.0)), thread_safe=True)
+    with pytest.raises(dpaudit.MechanismError, match="boom"):
+        audit(mechanism, pair=(0.0, 1.0), samples=10**6, seed=1, executor="threads", workers=2)
+    assert len(calls) < 10  # of about 40 chunks: the ones not started were cancelled
