@@ -270,7 +270,7 @@ def audit(
         bar.close()
         if owned:
             runner.close()
-    findings = leak_findings(checked.measured, claim, mechanism, confidence)
+    findings = leak_findings(checked.measured, claim, confidence)
     if certified is not None and certified.refuted:
         findings.append(certified.finding(claim, confidence))
     elif certified is not None:

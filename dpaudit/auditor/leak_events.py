@@ -77,6 +77,7 @@ class LatticeEvent:
     inner: Any
     witness: float | None = field(default=None, compare=False)
     coordinate: int | None = None  # None: scalar outputs; else the coordinate of vector outputs
+    queries: tuple[float, float] | None = field(default=None, compare=False)
 
     def contains(self, rows: np.ndarray) -> np.ndarray:
         return self.inner.contains(rows[:, self.coordinate or 0])
@@ -87,7 +88,7 @@ class LatticeEvent:
 
     def as_dict(self) -> dict[str, Any]:
         where = {} if self.coordinate is None else {"coordinate": self.coordinate}
-        return {"type": "lattice", "kind": type(self.inner).__name__, **asdict(self.inner), **where, **_witness_spec(self)}
+        return {"type": "lattice", "kind": type(self.inner).__name__, **asdict(self.inner), **where, **_evidence_spec(self)}
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ class OutsideSupport:
     noise: Any = field(compare=False, repr=False)
     witness: float | None = field(default=None, compare=False)
     coordinate: int | None = None  # None: scalar outputs; else the coordinate of vector outputs
+    queries: tuple[float, float] | None = field(default=None, compare=False)
 
     def contains(self, rows: np.ndarray) -> np.ndarray:
         from ..errors import InvalidArgument
@@ -113,12 +115,16 @@ class OutsideSupport:
 
     def as_dict(self) -> dict[str, Any]:
         where = {} if self.coordinate is None else {"coordinate": self.coordinate}
-        return {"type": "float-support", "query": self.query, **where, **_witness_spec(self)}
+        return {"type": "float-support", "query": self.query, **where, **_evidence_spec(self)}
 
 
-def _witness_spec(event: Any) -> dict[str, str]:
-    """The witness as an exact hexadecimal double (``float.hex``), when the event carries one."""
-    return {} if event.witness is None else {"witness": float(event.witness).hex()}
+def _evidence_spec(event: Any) -> dict[str, Any]:
+    """The witness as an exact hexadecimal double (``float.hex``) and the pair's query values at the
+    event's coordinate (a, b in the searched pair's order), when the event carries them."""
+    spec: dict[str, Any] = {} if event.witness is None else {"witness": float(event.witness).hex()}
+    if event.queries is not None:
+        spec["queries"] = [float(q).hex() for q in event.queries]
+    return spec
 
 
 @dataclass(frozen=True)
@@ -148,28 +154,24 @@ def leak_event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
     kind = spec.get("type")
     witness = float.fromhex(spec["witness"]) if "witness" in spec else None
     coordinate = int(spec["coordinate"]) if "coordinate" in spec else None
+    queries = tuple(float.fromhex(q) for q in spec["queries"]) if "queries" in spec else None
     if kind == "lattice":
-        fields = {k: v for k, v in spec.items() if k not in ("type", "kind", "witness", "coordinate")}
-        return LatticeEvent(getattr(lattice, spec["kind"])(**fields), witness, coordinate)
+        fields = {k: v for k, v in spec.items() if k not in ("type", "kind", "witness", "coordinate", "queries")}
+        return LatticeEvent(getattr(lattice, spec["kind"])(**fields), witness, coordinate, queries)
     if kind == "float-support":
-        return OutsideSupport(float(spec["query"]), noise, witness, coordinate)
+        return OutsideSupport(float(spec["query"]), noise, witness, coordinate, queries)
     if kind == "difference":
         return CoordinateDifference(int(spec["i"]), int(spec["j"]), float(spec["lo"]), float(spec["hi"]))
     raise ValueError(f"event type={kind!r} is not a leak event")
 
 
-def _query(mechanism: Any, data: Any, coordinate: int | None = None) -> float | None:
-    """The query value under ``data`` (at ``coordinate`` for vector outputs), None when unknown."""
-    from .float_support import query_array
-
-    try:
-        values = query_array(mechanism, data)
-    except Exception:  # no query value: no lemma
+def _query_b(measured: Any) -> float | None:
+    """The query value of the verified pair's second input (the side without mass) at the event's
+    coordinate, as the search recorded it; None when it was not known there (then nothing is proved)."""
+    queries = getattr(measured.scored.event, "queries", None)
+    if queries is None:
         return None
-    if coordinate is None:
-        return float(values) if values.ndim == 0 else None
-    flat = values.reshape(-1)
-    return float(flat[coordinate]) if coordinate < flat.size else None
+    return float(queries[1] if measured.scored.forward else queries[0])
 
 
 def _why(family: str, event: Any, q_b: float | None) -> tuple[str, bool]:
@@ -194,7 +196,7 @@ def _why(family: str, event: Any, q_b: float | None) -> tuple[str, bool]:
             "answers, which the neighbouring input changes"), False
 
 
-def leak_findings(measured: list[Any], claim: Any, mechanism: Any, confidence: float) -> list[dict]:
+def leak_findings(measured: list[Any], claim: Any, confidence: float) -> list[dict]:
     """One finding per verified leak-family event whose verified bound exceeds the claim."""
     from .result import plain
 
@@ -203,7 +205,7 @@ def leak_findings(measured: list[Any], claim: Any, mechanism: Any, confidence: f
         family = m.scored.family
         if family not in DEFAULT_CHECKS or not m.bound > claim.epsilon:
             continue
-        why, proved = _why(family, m.scored.event, _query(mechanism, m.pair[1], getattr(m.scored.event, "coordinate", None)))
+        why, proved = _why(family, m.scored.event, _query_b(m))
         mismatch = m.hits[1] == 0 and m.hits[0] > 0
         witness = getattr(m.scored.event, "witness", None)
         certificate = "" if witness is None else (

@@ -79,7 +79,7 @@ def _lattice_family(mechanism: Any, pair: tuple[Any, Any], rows_a: np.ndarray, r
         choice = find_lattice_event(rows_a[:LATTICE_ROWS, i], rows_b[:LATTICE_ROWS, i], queries=at)
         if choice is None:
             continue
-        event = LatticeEvent(choice.event, coordinate=None if width == 1 else int(i))
+        event = LatticeEvent(choice.event, coordinate=None if width == 1 else int(i), queries=at)
         scored = _scored("lattice", event, rows_a, rows_b, score)
         if scored is not None and (best is None or scored.objective > best.objective):
             best = scored
@@ -107,7 +107,7 @@ def _float_support_family(mechanism: Any, pair: tuple[Any, Any], rows_a: np.ndar
                 and support_match(mechanism.noise, yb, q_b).consistent.all()):
             return [], False
         for q in (q_a, q_b):
-            event = OutsideSupport(q, mechanism.noise, coordinate=None if width == 1 else int(i))
+            event = OutsideSupport(q, mechanism.noise, coordinate=None if width == 1 else int(i), queries=(q_a, q_b))
             scored = _scored("float-support", event, rows_a, rows_b, score)
             if scored is not None and (best is None or scored.objective > best.objective):
                 best = scored

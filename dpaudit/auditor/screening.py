@@ -76,20 +76,6 @@ def _leak_events_of(mechanism: Any, pair: tuple[Any, Any], score: Scorer, checks
     return lambda fit_a, fit_b: leak_families(mechanism, pair, fit_a, fit_b, score, checks)[0]
 
 
-def _threads() -> ThreadPoolExecutor:
-    """The threads that score the screened pairs side by side.
-
-    The scores are pure functions of each pair's draws, so the order they finish in changes nothing;
-    numpy's sorting and counting and scipy's beta quantiles release the GIL, so on k cores the
-    screening runs up to k times faster.
-    """
-    global _POOL
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="dpaudit-screening")
-    return _POOL
-
-
-_POOL: ThreadPoolExecutor | None = None
 
 
 def _ranked(found: list[Scored]) -> list[Scored]:
@@ -168,7 +154,27 @@ def search_stage(
     ``score`` is the strict search bound, ``rescore`` the expected verified bound of the held-out
     re-scoring.  The leak-check families named in ``checks`` (:mod:`.leak_events`) join the event
     search on the winner.
+
+    The searches run on threads of this call (started here, stopped before it returns, so nothing is
+    left to a forked child): they are pure functions of each pair's draws, so the order they finish in
+    changes nothing, and numpy's sorting and counting and scipy's beta quantiles release the GIL.
     """
+    threads = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="dpaudit-search")
+    try:
+        return _search_stage(threads, draws, pairs, n_search, score, rescore, checks)
+    finally:  # an error or an interrupt: the searches not started yet never start
+        threads.shutdown(wait=True, cancel_futures=True)
+
+
+def _search_stage(
+    threads: ThreadPoolExecutor,
+    draws: Draws,
+    pairs: list[tuple[Any, Any]],
+    n_search: int,
+    score: Scorer,
+    rescore: Scorer,
+    checks: tuple[str, ...],
+) -> SearchOutcome:
     pools: dict[int, list[list[np.ndarray]]] = {}
     survivors = list(range(len(pairs)))
     spent = 0
@@ -187,11 +193,11 @@ def search_stage(
 
             rows = {i: (np.concatenate(pools[i][0]), np.concatenate(pools[i][1])) for i in survivors}
             # Every search of every pair at once on the threads (each pair's parts in their order).
-            running = {i: [_threads().submit(part) for part in _shortlist_parts(
+            running = {i: [threads.submit(part) for part in _shortlist_parts(
                 *rows[i], score, _leak_events_of(draws.mechanism, pairs[i], score, checks))] for i in survivors}
             # A pair's held-out counting starts once its searches are done (never waits in the pool).
-            rescoring = {i: _threads().submit(_rescored, *rows[i], [s for job in running[i] for s in job.result()],
-                                              rescore) for i in survivors}
+            rescoring = {i: threads.submit(_rescored, *rows[i], [s for job in running[i] for s in job.result()],
+                                           rescore) for i in survivors}
             scores = {i: (found[0].objective if found else -math.inf)
                       for i, found in ((i, job.result()) for i, job in rescoring.items())}
             spent += share * len(survivors)
@@ -206,7 +212,7 @@ def search_stage(
     if winner in pools:
         rows_a = np.concatenate([*pools[winner][0], rows_a])
         rows_b = np.concatenate([*pools[winner][1], rows_b])
-    leak_search = _threads().submit(leak_families, draws.mechanism, (a, b), rows_a, rows_b, score, checks)
+    leak_search = threads.submit(leak_families, draws.mechanism, (a, b), rows_a, rows_b, score, checks)
     found = search_events(rows_a, rows_b, score)
     leaks, notes = leak_search.result()
     found = _ranked(found + leaks)

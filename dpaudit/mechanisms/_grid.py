@@ -34,6 +34,8 @@ def grid_for(scale: float) -> tuple[float, float]:
 def snap_to_grid(values: np.ndarray, scale: float) -> np.ndarray:
     """Round ``values`` to the grid of :func:`grid_for` and clamp them to [-B, B] (one new array)."""
     step, bound = grid_for(scale)
+    if np.ndim(values) == 0:
+        return np.clip(np.rint(values / step) * step, -bound, bound)
     out = np.divide(values, step)
     np.rint(out, out=out)
     np.multiply(out, step, out=out)

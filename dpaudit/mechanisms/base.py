@@ -78,11 +78,6 @@ class Mechanism:
         Grey-box exposure of the float noise for the exact-support check: the output is
         ``fl(query(data) + s * noise(u))`` with u a grid-uniform double (see
         :mod:`dpaudit.mechanisms.float_noise`); for vector outputs, coordinate by coordinate.
-    thread_safe : bool
-        The sampler keeps no state between calls (it draws only from the ``rng`` it is given), so
-        the auditor may run sampling chunks side by side in threads of one process: numpy releases
-        the GIL while it draws, and each chunk has its own generator, so the results do not change.
-        True for every catalogue entry; False by default.
     """
 
     name: str
@@ -100,7 +95,17 @@ class Mechanism:
     true_epsilon: float | None = None
     source: str = ""
     noise: "FloatNoise | None" = field(default=None, repr=False)
-    thread_safe: bool = False
+
+    @property
+    def thread_safe(self) -> bool:
+        """The sampler keeps no state between calls (it draws only from the ``rng`` it is given).
+
+        Then the auditor may run sampling chunks side by side in threads of one process: numpy
+        releases the GIL while it draws, and each chunk has its own generator, so the results do not
+        change.  A sampler says so with the attribute ``sampler.thread_safe = True`` (every catalogue
+        entry's does); replacing the sampler drops the mark with it.
+        """
+        return bool(getattr(self.sampler, "thread_safe", False))
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():

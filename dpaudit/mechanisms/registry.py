@@ -33,7 +33,15 @@ def register(name: str) -> Callable[[Factory], Factory]:
     def decorate(factory: Factory) -> Factory:
         @functools.wraps(factory)
         def build(*args: Any, **kwargs: Any) -> Mechanism:
-            return dataclasses.replace(factory(*args, **kwargs), thread_safe=True)
+            mechanism = factory(*args, **kwargs)
+            sampler = mechanism.sampler
+
+            @functools.wraps(sampler)
+            def marked(data: Any, n: int, rng: Any) -> Any:
+                return sampler(data, n, rng)
+
+            marked.thread_safe = True  # type: ignore[attr-defined]
+            return dataclasses.replace(mechanism, sampler=marked)
 
         if name in _FACTORIES and _FACTORIES[name].__wrapped__ is not factory:
             raise ValueError(f"catalogue name {name!r} registered twice")

@@ -76,7 +76,8 @@ class SignContext:
         self._closed: dict[Any, Any] = {}  # parameter -> the value its non-strict bound lets it take
         for assumption in self.assumptions:
             relation = sympy.sympify(assumption)
-            if not isinstance(relation, sympy.core.relational.Relational):
+            inequalities = (sympy.StrictLessThan, sympy.LessThan, sympy.StrictGreaterThan, sympy.GreaterThan)
+            if not isinstance(relation, inequalities):  # Eq / Ne / others give no range to use
                 continue
             lhs, rhs = relation.lhs, relation.rhs
             closed = isinstance(relation, (sympy.LessThan, sympy.GreaterThan))

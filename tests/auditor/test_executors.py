@@ -99,7 +99,7 @@ def test_threads_result_is_bit_identical_and_auto_uses_them_for_thread_safe_mech
     assert _evidence(threaded) == _evidence(local) == _evidence(automatic)
     assert dpaudit.get("laplace").thread_safe  # every catalogue entry is marked
     plain = dpaudit.Mechanism.from_callable(lambda q, n, rng: q + rng.laplace(0.0, 1.0, n), claim=PureDP(1.0))
-    assert not plain.thread_safe
+    assert not plain.thread_safe and not replace(dpaudit.get("laplace"), sampler=plain.sampler).thread_safe
     assert audit(plain, pair=(0.0, 1.0), executor="auto", workers=2, **kwargs).run["executor"] == "auto (in process)"
 
 
@@ -126,7 +126,23 @@ def test_threads_stop_at_a_failing_chunk_with_its_error():
             raise RuntimeError("boom")
         return rng.random(n)
 
-    mechanism = replace(dpaudit.Mechanism.from_callable(fails_third, claim=PureDP(1.0)), thread_safe=True)
+    fails_third.thread_safe = True
+    mechanism = dpaudit.Mechanism.from_callable(fails_third, claim=PureDP(1.0))
+    assert mechanism.thread_safe
     with pytest.raises(dpaudit.MechanismError, match="boom"):
         audit(mechanism, pair=(0.0, 1.0), samples=10**6, seed=1, executor="threads", workers=2)
     assert len(calls) < 10  # of about 40 chunks: the ones not started were cancelled
+
+
+def _child_audit() -> float:
+    return audit("laplace-numpy", samples=2_000, seed=1).epsilon_lower_bound
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_an_audit_in_a_forked_child_after_one_in_the_parent():
+    # the search threads live only inside one audit: a child forked later starts with none half-owned
+    import multiprocessing
+
+    parent = _child_audit()
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply_async(_child_audit).get(timeout=120) == parent

@@ -42,3 +42,9 @@ def test_decisions_agree_with_substitution_at_the_boundary():
             assert at_edge > 0
         if context.nonnegative(expr):
             assert at_edge >= 0
+
+
+def test_equalities_and_inequations_give_no_range():
+    # Eq(p, 1) and Ne(p, 1) must not be read as p > 1: nothing is decided from them
+    assert SignContext((p,), assumptions=(sympy.Eq(p, 1),)).nonnegative(1 - p) is None
+    assert SignContext((p,), assumptions=(sympy.Ne(p, 1),)).positive(p - 1) is None
