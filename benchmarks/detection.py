@@ -18,17 +18,15 @@ benchmarks/results/detection.json).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import dpaudit
 
 sys.path.insert(0, str(Path(__file__).parent))
-from tightness import machine_info  # noqa: E402
+from tightness import write_results  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "detection.json"
 CONFIDENCE = 0.95
@@ -144,21 +142,8 @@ def main() -> None:
               f"{'-' if row['seconds'] is None else format(row['seconds'], '.2f'):>7} {row['ladder_seconds']:>8.2f} "
               f"{'-' if row['bound_at_detection'] is None else format(row['bound_at_detection'], '.4f'):>8} "
               f"{row['bound_at_1e6']:>9.4f}  {(row['event_at_detection'] or '')[:50]}", flush=True)
-    RESULTS.parent.mkdir(exist_ok=True)
-    envelope = {
-        "schema_version": 1,
-        "dpaudit_version": dpaudit.__version__,
-        "datetime": datetime.now(timezone.utc).isoformat(),
-        "machine_info": machine_info(),
-        "command": "python benchmarks/detection.py " + " ".join(sys.argv[1:]),
-        "seed": args.seed,
-        "confidence": CONFIDENCE,
-        "ladder": sizes,
-        "seconds": time.perf_counter() - started,
-        "entries": rows,
-    }
-    RESULTS.write_text(json.dumps(envelope, indent=2) + "\n")
-    print(f"\nwrote {RESULTS} ({envelope['seconds']:.0f} s); flagged {sum(r['flagged'] for r in rows)} of {len(rows)}")
+    write_results(RESULTS, seed=args.seed, confidence=CONFIDENCE, started=started, ladder=sizes, entries=rows)
+    print(f"flagged {sum(r['flagged'] for r in rows)} of {len(rows)}")
 
 
 if __name__ == "__main__":

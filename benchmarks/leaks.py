@@ -35,11 +35,9 @@ benchmarks/results/leaks.json).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +49,7 @@ from dpaudit.auditor.lattice import NotReachableFrom
 from dpaudit.mechanisms.flawed import floating_point
 
 sys.path.insert(0, str(Path(__file__).parent))
-from tightness import machine_info  # noqa: E402
+from tightness import write_results  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "leaks.json"
 CONFIDENCE = 0.95
@@ -126,20 +124,7 @@ def main() -> None:
                   f"{'yes' if row['proven_empty'] else 'no':>6} {mass:>7.4f} {limit:>7.3f} "
                   f"{row['ratio']:>6.3f} {'yes' if row['meets_8'] else 'no':>5} "
                   f"{small_search.epsilon_lower_bound:>9.3f}", flush=True)
-    RESULTS.parent.mkdir(exist_ok=True)
-    envelope = {
-        "schema_version": 1,
-        "dpaudit_version": dpaudit.__version__,
-        "datetime": datetime.now(timezone.utc).isoformat(),
-        "machine_info": machine_info(),
-        "command": "python benchmarks/leaks.py " + " ".join(sys.argv[1:]),
-        "seed": args.seed,
-        "confidence": CONFIDENCE,
-        "seconds": time.perf_counter() - started,
-        "rows": rows,
-    }
-    RESULTS.write_text(json.dumps(envelope, indent=2, default=str) + "\n")
-    print(f"\nwrote {RESULTS} ({envelope['seconds']:.0f} s)")
+    write_results(RESULTS, seed=args.seed, confidence=CONFIDENCE, started=started, rows=rows)
 
 
 if __name__ == "__main__":

@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +29,7 @@ from dpaudit.mechanisms.laplace import count
 
 sys.path.insert(0, str(Path(__file__).parent))
 from peers import ANCHORS, CONFIDENCE, SAMPLES_PER_SIDE  # noqa: E402
-from tightness import machine_info  # noqa: E402
+from tightness import write_results  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "peer_implementations.json"
 EPSILON = 0.1
@@ -85,20 +83,7 @@ def main() -> None:
             rows.append(row)
             print(f"{anchor.benchmark[:50]:<50} {max(peers):>12.4g} {total:>12.3g} {row['share_of_peer_samples']:>7.2%} "
                   f"{row['bound']:>8.3f} {str(row['check']):>8} {'yes' if row['proven_empty'] else 'no':>6}", flush=True)
-    RESULTS.parent.mkdir(exist_ok=True)
-    envelope = {
-        "schema_version": 1,
-        "dpaudit_version": dpaudit.__version__,
-        "datetime": datetime.now(timezone.utc).isoformat(),
-        "machine_info": machine_info(),
-        "command": "python benchmarks/peer_implementations.py " + " ".join(sys.argv[1:]),
-        "seed": args.seed,
-        "confidence": CONFIDENCE,
-        "seconds": time.perf_counter() - started,
-        "rows": rows,
-    }
-    RESULTS.write_text(json.dumps(envelope, indent=2, default=str) + "\n")
-    print(f"\nwrote {RESULTS} ({envelope['seconds']:.0f} s)")
+    write_results(RESULTS, seed=args.seed, confidence=CONFIDENCE, started=started, rows=rows)
 
 
 if __name__ == "__main__":

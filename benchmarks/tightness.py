@@ -154,6 +154,27 @@ def machine_info() -> dict:
             "machine": platform.machine(), "system": platform.system()}
 
 
+def write_results(path: Path, *, seed: int, confidence: float, started: float, default=str, **payload) -> float:
+    """Write the benchmark envelope (versions, UTC time, machine, command, seed, confidence, seconds)
+    followed by ``payload`` as JSON to ``path``; print and return the seconds since ``started``."""
+    seconds = time.perf_counter() - started
+    envelope = {
+        "schema_version": 1,
+        "dpaudit_version": dpaudit.__version__,
+        "datetime": datetime.now(timezone.utc).isoformat(),
+        "machine_info": machine_info(),
+        "command": f"python benchmarks/{Path(sys.argv[0]).name} " + " ".join(sys.argv[1:]),
+        "seed": seed,
+        "confidence": confidence,
+        "seconds": seconds,
+        **payload,
+    }
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(envelope, indent=2, default=default) + "\n")
+    print(f"\nwrote {path} ({seconds:.0f} s)")
+    return seconds
+
+
 def limit_rows(args) -> list[dict]:
     entries = [m for m in dpaudit.catalogue()
                if m.pairs and m.claim.delta == 0 and m.claim.kind == "pure"
@@ -276,22 +297,8 @@ def main() -> None:
     rows = limit_rows(args)
     anchors = [] if args.skip_peers else peer_rows(args)
     large = large_peer_rows(args) if args.large_peers else []
-    RESULTS.parent.mkdir(exist_ok=True)
-    envelope = {
-        "schema_version": 1,
-        "dpaudit_version": dpaudit.__version__,
-        "datetime": datetime.now(timezone.utc).isoformat(),
-        "machine_info": machine_info(),
-        "command": "python benchmarks/tightness.py " + " ".join(sys.argv[1:]),
-        "seed": args.seed,
-        "confidence": CONFIDENCE,
-        "seconds": time.perf_counter() - started,
-        "limit": rows,
-        "peers": anchors,
-        "large_peers": large,
-    }
-    RESULTS.write_text(json.dumps(envelope, indent=2, default=lambda v: "inf" if v == math.inf else str(v)) + "\n")
-    print(f"\nwrote {RESULTS} ({envelope['seconds']:.0f} s)")
+    write_results(RESULTS, seed=args.seed, confidence=CONFIDENCE, started=started,
+                  default=lambda v: "inf" if v == math.inf else str(v), limit=rows, peers=anchors, large_peers=large)
 
 
 if __name__ == "__main__":
