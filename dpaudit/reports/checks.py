@@ -60,35 +60,34 @@ def _envelope(name: str, source: str, status: str, result: dict[str, Any] | None
     return {"name": name, "source": source, **section(status, result, note)}
 
 
-def _output_kind(mechanism: Any, data: Any) -> str:
-    """``"scalar-float"``, ``"vector"`` (several float coordinates) or ``"other"``, from four outputs."""
+def _float_width(mechanism: Any, data: Any) -> int | None:
+    """How many float coordinates an output has (from four outputs); None for other outputs."""
     try:
         out = np.asarray(mechanism.sample(data, 4, np.random.default_rng(0)))
     except DPAuditError:
-        return "other"
-    if out.dtype.kind != "f":
-        return "other"
-    if out.shape == (4,) or out.shape == (4, 1):
-        return "scalar-float"
-    return "vector" if out.ndim == 2 and out.shape[1] > 1 else "other"
+        return None
+    if out.dtype.kind != "f" or out.ndim not in (1, 2):
+        return None
+    return 1 if out.ndim == 1 else out.shape[1]
 
 
 def _not_applicable(name: str, mechanism: Any, audit: dict[str, Any]) -> str | None:
-    """Why the audit's search had no event of this check to consider, or None when it had."""
-    from ..auditor.leak_families import query_values
+    """Why the audit's search had no event of this check to consider, or None when it had
+    (the rules of :func:`dpaudit.auditor.leak_families.leak_families`)."""
+    from ..auditor.leak_families import query_vectors
     from ..auditor.result import from_plain
 
     pair = from_plain(audit["pair"])
-    kind = _output_kind(mechanism, pair[0])
-    if name == "lattice" and kind != "scalar-float":
-        return "the outputs are not scalar floating-point numbers"
-    if name == "correlated-noise" and kind != "vector":
+    width = _float_width(mechanism, pair[0])
+    if name in ("lattice", "float-support") and width is None:
+        return "the outputs are not floating-point numbers"
+    if name == "correlated-noise" and (width is None or width < 2):
         return "the outputs are not vectors of floating-point numbers"
     if name == "float-support":
         if getattr(mechanism, "noise", None) is None:
             return "the mechanism does not expose its float noise"
-        if kind != "scalar-float" or query_values(mechanism, pair) is None:
-            return "the query values of the audited pair are not known scalars"
+        if query_vectors(mechanism, pair, width) is None:
+            return "the query values of the audited pair are not known, one per output coordinate"
         skipped = [note for note in audit.get("notes", ()) if note.startswith("float-support check skipped")]
         if skipped:
             return skipped[0]
