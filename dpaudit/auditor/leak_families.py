@@ -25,20 +25,10 @@ import numpy as np
 from .leak_events import CoordinateDifference, LatticeEvent, OutsideSupport
 from .search import Scored, Scorer
 
-__all__ = ["LATTICE_ROWS", "MAX_LATTICE_COORDINATES", "leak_families", "query_values", "query_vectors"]
+__all__ = ["LATTICE_ROWS", "MAX_LATTICE_COORDINATES", "leak_families", "query_vectors"]
 
 LATTICE_ROWS = 100_000
 MAX_LATTICE_COORDINATES = 4
-
-
-def query_values(mechanism: Any, pair: tuple[Any, Any]) -> tuple[float, float] | None:
-    """(q_a, q_b), the query values the noise is added to, when both are known scalars."""
-    from .float_support import query_value
-
-    try:
-        return query_value(mechanism, pair[0]), query_value(mechanism, pair[1])
-    except Exception:  # no query, vector query, or a query that rejects the input: no lemma then
-        return None
 
 
 def query_vectors(mechanism: Any, pair: tuple[Any, Any], width: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -66,52 +56,45 @@ def _lattice_coordinates(rows_a: np.ndarray, rows_b: np.ndarray, queries: Any) -
     return candidates
 
 
-def _lattice_family(mechanism: Any, pair: tuple[Any, Any], rows_a: np.ndarray, rows_b: np.ndarray,
-                    score: Scorer) -> Scored | None:
-    """The best lattice event over the searched coordinates (scalar outputs: the one coordinate)."""
+def _lattice_events(rows_a: np.ndarray, rows_b: np.ndarray, queries: Any, coordinates: np.ndarray,
+                    score: Scorer) -> list[Scored]:
+    """The lattice event chosen on each searched coordinate (scalar outputs: the one coordinate)."""
     from .lattice import find_lattice_event
 
     width = rows_a.shape[1]
-    queries = query_vectors(mechanism, pair, width)
-    best = None
-    for i in _lattice_coordinates(rows_a, rows_b, queries):
+    found = []
+    for i in coordinates:
         at = None if queries is None else (float(queries[0][i]), float(queries[1][i]))
         choice = find_lattice_event(rows_a[:LATTICE_ROWS, i], rows_b[:LATTICE_ROWS, i], queries=at)
-        if choice is None:
-            continue
-        event = LatticeEvent(choice.event, coordinate=None if width == 1 else int(i), queries=at)
-        scored = _scored("lattice", event, rows_a, rows_b, score)
-        if scored is not None and (best is None or scored.objective > best.objective):
-            best = scored
-    return best
+        if choice is not None:
+            event = LatticeEvent(choice.event, coordinate=None if width == 1 else int(i), queries=at)
+            found.append(_scored("lattice", event, rows_a, rows_b, score))
+    return found
 
 
-def _float_support_family(mechanism: Any, pair: tuple[Any, Any], rows_a: np.ndarray, rows_b: np.ndarray,
-                          score: Scorer) -> tuple[list[Scored], bool]:
-    """The best float-support event over the searched coordinates, and whether the replay is consistent.
-
-    On each coordinate (those of :func:`_lattice_coordinates`) the replay must first reproduce every
-    search output from its own query value; a coordinate where it does not makes the check refuse.
-    """
+def _float_support_events(noise: Any, rows_a: np.ndarray, rows_b: np.ndarray, queries: Any, coordinates: np.ndarray,
+                          score: Scorer) -> list[Scored] | None:
+    """The float-support events of each searched coordinate (outputs off the replayed support of q_a,
+    then of q_b); None when the replay does not reproduce every search output from its own query value."""
     from .float_support import support_match
 
     width = rows_a.shape[1]
-    queries = query_vectors(mechanism, pair, width)
-    if queries is None:
-        return [], True
-    best: Scored | None = None
-    for i in _lattice_coordinates(rows_a, rows_b, queries):
+    found = []
+    for i in coordinates:
         q_a, q_b = float(queries[0][i]), float(queries[1][i])
         ya, yb = rows_a[:LATTICE_ROWS, i].astype(np.float64), rows_b[:LATTICE_ROWS, i].astype(np.float64)
-        if not (support_match(mechanism.noise, ya, q_a).consistent.all()
-                and support_match(mechanism.noise, yb, q_b).consistent.all()):
-            return [], False
+        if not (support_match(noise, ya, q_a).consistent.all() and support_match(noise, yb, q_b).consistent.all()):
+            return None
         for q in (q_a, q_b):
-            event = OutsideSupport(q, mechanism.noise, coordinate=None if width == 1 else int(i), queries=(q_a, q_b))
-            scored = _scored("float-support", event, rows_a, rows_b, score)
-            if scored is not None and (best is None or scored.objective > best.objective):
-                best = scored
-    return ([] if best is None else [best]), True
+            event = OutsideSupport(q, noise, coordinate=None if width == 1 else int(i), queries=(q_a, q_b))
+            found.append(_scored("float-support", event, rows_a, rows_b, score))
+    return found
+
+
+def _best(found: list[Scored | None]) -> list[Scored]:
+    """The highest-scoring of ``found`` (the first on ties), as a list of at most one."""
+    kept = [s for s in found if s is not None]
+    return [max(kept, key=lambda s: s.objective)] if kept else []
 
 
 def _scored(family: str, event: Any, rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> Scored | None:
@@ -145,18 +128,21 @@ def leak_families(
     notes: list[str] = []
     floats = rows_a.dtype.kind == "f" and rows_b.dtype.kind == "f"
     width = rows_a.shape[1]
-    if "lattice" in checks and floats:
-        scored = _lattice_family(mechanism, pair, rows_a, rows_b, score)
-        found += [scored] if scored else []
     noise = getattr(mechanism, "noise", None)
-    if "float-support" in checks and noise is not None and floats:
-        scored, consistent = _float_support_family(mechanism, pair, rows_a, rows_b, score)
-        found += scored
-        if not consistent:
+    lattice, support = floats and "lattice" in checks, floats and noise is not None and "float-support" in checks
+    if lattice or support:
+        queries = query_vectors(mechanism, pair, width)
+        coordinates = _lattice_coordinates(rows_a, rows_b, queries)
+    if lattice:
+        found += _best(_lattice_events(rows_a, rows_b, queries, coordinates, score))
+    if support and queries is not None:
+        outside = _float_support_events(noise, rows_a, rows_b, queries, coordinates, score)
+        if outside is None:
             notes.append(
                 "float-support check skipped: the replay of the exposed noise does not reproduce every search "
                 "output from its own query value (different float operations than the sampler's)"
             )
+        found += _best(outside or [])
     if "correlated-noise" in checks and floats and width >= 2:
         from .correlation import _best_difference_event
 

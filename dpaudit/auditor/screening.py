@@ -76,8 +76,6 @@ def _leak_events_of(mechanism: Any, pair: tuple[Any, Any], score: Scorer, checks
     return lambda fit_a, fit_b: leak_families(mechanism, pair, fit_a, fit_b, score, checks)[0]
 
 
-
-
 def _ranked(found: list[Scored]) -> list[Scored]:
     return sorted(found, key=lambda s: (-s.objective, -(s.hits_a if s.forward else s.hits_b)))
 
