@@ -24,7 +24,7 @@ without any rounding, exactly as the cited code does.
 * ``laplace-histogram-numpy`` -- ``histogram(D) + rng.laplace(0, b, size=bins)``: the Laplace
   histogram (Dwork & Roth 2014, Sect. 3.3; the "NoisyHist1" benchmark of Ding et al. 2018 as DP-Sniper
   and StatDP code it) in doubles.  The leak is in the one count the neighbour changes, found by the
-  auditor's lattice events on that coordinate.
+  auditor's lattice events and exact noise replay on that coordinate.
 * ``gaussian-box-muller`` -- ``q + sigma sqrt(-2 log(1 - U1)) cos(2 pi U2)`` with the classic
   sigma = sqrt(2 ln(1.25/delta)) / eps (Dwork & Roth 2014, Thm. A.1; eps < 1); floating-point
   Gaussians are broken the same way (Jin, McMurtry, Rubinstein & Ohrimenko 2022, S&P, "Are we there
