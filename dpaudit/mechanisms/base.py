@@ -271,7 +271,7 @@ def _annotated_kind(annotation: Any) -> str | None:
     for kind, cls, cls_name in _RNG_TYPES:
         if annotation is cls:
             return kind
-        if isinstance(annotation, str) and annotation.replace(" ", "").split(".")[-1].split("|")[0] == cls_name:
+        if isinstance(annotation, str) and annotation.replace(" ", "").strip("'\"").split(".")[-1].split("|")[0] == cls_name:
             return kind
     return None
 

@@ -138,6 +138,7 @@ def _audit(doc: dict[str, Any]) -> list[str]:
         ("reach", f"{_number(result['epsilon_reach'])} (best bound a mechanism exactly at its claim could give)"),
         ("samples", f"{result['samples']} verification + {result['search_samples']} search per side"),
         ("seed", str(result["seed"])),
+        ("reproducible", _reproducible(result)),
         ("stopping", _stopping(result["stopping"])),
         ("run", _run(result["run"])),
         ("leak checks", _leak_checks(result)),
@@ -147,6 +148,11 @@ def _audit(doc: dict[str, Any]) -> list[str]:
     for note in result.get("notes", []):
         lines.append(f"- {escape(note)}")
     return lines + ([""] if result.get("notes") else [])
+
+
+def _reproducible(result: dict[str, Any]) -> str:
+    answer = "yes" if result.get("reproducible", True) else "**no**"
+    return f"{answer} — {escape(result['reproducibility'])}" if result.get("reproducibility") else answer
 
 
 def _stopping(stopping: dict[str, Any]) -> str:
