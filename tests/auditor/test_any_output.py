@@ -175,3 +175,18 @@ def test_sampling_a_label_mechanism_directly_gives_codes_that_the_coding_reads()
     mechanism = dpaudit.Mechanism.from_callable(randomized_response, claim=dpaudit.PureDP(1.0))
     drawn = mechanism.draw(1, 200, np.random.default_rng(0))
     assert {drawn.coding.text(0, v) for v in drawn.values.tolist()} == {"'yes'", "'no'"}
+
+
+def test_the_readme_example_runs_as_written():
+    # The README tour's block on outputs and randomness, run as written (after the tour's imports).
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "README.md").read_text()
+    start = text.index("Outputs need not be numbers, nor randomness a numpy Generator:")
+    block = text[text.index("```python\n", start) + len("```python\n"): text.index("```\n", text.index("```python\n", start) + 3)]
+    namespace: dict = {}
+    exec("import numpy as np\nimport dpaudit\n" + block, namespace)  # noqa: S102 - our own README
+    result = namespace["result"]
+    assert (result.verdict.value, result.event) == ("violation", "output == 'no'")
+    said = dpaudit.audit(namespace["noisy_bit"], epsilon=2.0, pair=(1, 0), samples=2_000, seed=1)
+    assert said.reproducible is False and "draws its own randomness" in said.reproducibility
