@@ -150,9 +150,11 @@ def _audit(doc: dict[str, Any]) -> list[str]:
     return lines + ([""] if result.get("notes") else [])
 
 
-def _reproducible(result: dict[str, Any]) -> str:
-    answer = "yes" if result.get("reproducible", True) else "**no**"
-    return f"{answer} — {escape(result['reproducibility'])}" if result.get("reproducibility") else answer
+def _reproducible(result: dict[str, Any]) -> str | None:
+    """The row only when the seed cannot reproduce the audit (the mechanism's own randomness)."""
+    if result.get("reproducible", True):
+        return None
+    return f"**no** — {escape(result.get('reproducibility', ''))}"
 
 
 def _stopping(stopping: dict[str, Any]) -> str:
