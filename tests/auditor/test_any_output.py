@@ -111,6 +111,20 @@ def test_dict_outputs_name_their_keys_and_labels():
     assert any("output['count']" in t for t in texts) or any("'large'" in t or "'small'" in t for t in texts), texts
 
 
+def noisy_reading(q, rng):
+    """A dict of a raw float Laplace release and a flag: the float's low bits leak q (Mironov 2012)."""
+    value = q + rng.laplace(0.0, 1.0)
+    return {"value": value, "positive": value > 0}
+
+
+def test_leak_checks_on_a_dict_output_name_the_coordinate_by_its_key():
+    result = dpaudit.audit(noisy_reading, epsilon=1.0, pair=(0.0, 1.0), samples=20_000, seed=6, candidates=3,
+                           executor="in-process")
+    assert result.verdict is Verdict.VIOLATION
+    lattice = [c.event for c in result.candidates if c.family == "lattice"]
+    assert lattice and all(text.startswith("output['value']: ") for text in lattice), lattice
+
+
 def test_an_unsupported_output_is_one_line_naming_its_type_and_value():
     def returns_a_set(data, rng):
         return {int(rng.integers(2))}
