@@ -149,6 +149,29 @@ def test_label_audits_are_identical_on_every_executor_and_after_a_resume(tmp_pat
     assert resumed.run["resumed_chunks"] > 0 and resumed.event == here.event
 
 
+def test_enum_labels_of_a_file_target_mean_the_same_in_worker_processes(tmp_path):
+    # A file target's module has another name in every process; an enum's code must not depend on it.
+    target = tmp_path / "answers.py"
+    target.write_text(textwrap.dedent(
+        """
+        import enum
+
+        class Answer(enum.Enum):
+            YES = "yes"
+            NO = "no"
+
+        def rr(bit, rng):
+            keep = rng.random() < 0.75
+            return Answer.YES if (bit if keep else 1 - bit) else Answer.NO
+        """
+    ))
+    args = dict(epsilon=0.5, pair=(1, 0), samples=5_000, seed=9)
+    here = dpaudit.audit(f"{target}:rr", executor="in-process", **args)
+    pool = dpaudit.audit(f"{target}:rr", executor="process-pool", workers=2, **args)
+    assert here.event in ("output == <Answer.YES: 'yes'>", "output == <Answer.NO: 'no'>")
+    assert _same(replace(here, run={}), replace(pool, run={}))
+
+
 def test_cli_and_json_show_labels(tmp_path):
     target = tmp_path / "rr.py"
     target.write_text(textwrap.dedent(
