@@ -112,12 +112,13 @@ def test_dict_outputs_name_their_keys_and_labels():
 
 
 def noisy_reading(q, rng):
-    """A dict of a raw float Laplace release and a flag: the float's low bits leak q (Mironov 2012)."""
+    """A dict of a raw float Laplace release and a label: the float's low bits leak q (Mironov 2012)."""
     value = q + rng.laplace(0.0, 1.0)
-    return {"value": value, "positive": value > 0}
+    return {"value": value, "sign": "+" if value > 0 else "-"}
 
 
 def test_leak_checks_on_a_dict_output_name_the_coordinate_by_its_key():
+    # The label coordinate ('sign', first in key order) has no float bits: the checks run on 'value'.
     result = dpaudit.audit(noisy_reading, epsilon=1.0, pair=(0.0, 1.0), samples=20_000, seed=6, candidates=3,
                            executor="in-process")
     assert result.verdict is Verdict.VIOLATION
