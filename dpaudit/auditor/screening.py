@@ -47,11 +47,13 @@ from typing import Any
 
 import numpy as np
 
+from .leak_events import CoordinateDifference
 from .leak_families import leak_families
 from .sampling import Draws
 from .search import Scored, Scorer, search_events
 
-__all__ = ["MIN_SCREEN", "SHORTLIST_KEEP", "SearchOutcome", "rescored_shortlist", "search_stage"]
+__all__ = ["MIN_SCREEN", "SHORTLIST_KEEP", "SearchOutcome", "numeric_leak_families", "rescored_shortlist",
+           "search_stage"]
 
 ExtraFamilies = Callable[[np.ndarray, np.ndarray], list[Scored]]
 
@@ -71,9 +73,41 @@ class SearchOutcome:
     notes: tuple[str, ...] = ()
 
 
-def _leak_events_of(mechanism: Any, pair: tuple[Any, Any], score: Scorer, checks: tuple[str, ...]) -> ExtraFamilies:
-    """The leak-check events of ``pair`` (:func:`.leak_events.leak_families`) as an ``extra`` of the shortlist."""
-    return lambda fit_a, fit_b: leak_families(mechanism, pair, fit_a, fit_b, score, checks)[0]
+def _leak_events_of(
+    mechanism: Any, pair: tuple[Any, Any], score: Scorer, checks: tuple[str, ...], categorical: frozenset[int]
+) -> ExtraFamilies:
+    """The leak-check events of ``pair`` (:func:`numeric_leak_families`) as an ``extra`` of the shortlist."""
+    return lambda fit_a, fit_b: numeric_leak_families(mechanism, pair, fit_a, fit_b, score, checks, categorical)[0]
+
+
+def _on_coordinates(event: Any, numeric: list[int]) -> Any:
+    """A leak event found on the columns ``numeric`` of the outputs, stated on the whole output."""
+    if isinstance(event, CoordinateDifference):
+        return replace(event, i=numeric[event.i], j=numeric[event.j])
+    return replace(event, coordinate=numeric[event.coordinate or 0])
+
+
+def numeric_leak_families(
+    mechanism: Any,
+    pair: tuple[Any, Any],
+    rows_a: np.ndarray,
+    rows_b: np.ndarray,
+    score: Scorer,
+    checks: tuple[str, ...],
+    categorical: frozenset[int] = frozenset(),
+) -> tuple[list[Scored], list[str]]:
+    """:func:`.leak_families.leak_families` on the coordinates that hold numbers.
+
+    Label codes (``categorical`` coordinates) have no float bits and no distances, so the leak
+    checks look at the other coordinates only -- a raw float beside a label still gets them.
+    """
+    if not categorical:
+        return leak_families(mechanism, pair, rows_a, rows_b, score, checks)
+    numeric = [i for i in range(rows_a.shape[1]) if i not in categorical]
+    if not numeric:
+        return [], []
+    found, notes = leak_families(mechanism, pair, rows_a[:, numeric], rows_b[:, numeric], score, checks)
+    return [replace(s, event=_on_coordinates(s.event, numeric)) for s in found], notes
 
 
 def _ranked(found: list[Scored]) -> list[Scored]:
@@ -81,7 +115,12 @@ def _ranked(found: list[Scored]) -> list[Scored]:
 
 
 def rescored_shortlist(
-    rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, rescore: Scorer, extra: ExtraFamilies | None = None
+    rows_a: np.ndarray,
+    rows_b: np.ndarray,
+    score: Scorer,
+    rescore: Scorer,
+    extra: ExtraFamilies | None = None,
+    categorical: frozenset[int] = frozenset(),
 ) -> list[Scored]:
     """Shortlist on the even-indexed rows with ``score``, re-score on the odd-indexed rows with ``rescore``.
 
@@ -90,20 +129,25 @@ def rescored_shortlist(
     there; its held-out score is then not independent of its choice, which can only favour it.
     ``extra(fit_a, fit_b)``, when given, adds the events of further families (the leak checks of
     :mod:`.leak_events`) chosen on the fit half, so pairs are screened on those signals too.
+    ``categorical`` lists the coordinates holding label codes (:func:`.search.search_events`).
     Returns the distinct shortlisted events with ``objective`` the held-out ``rescore`` and
     ``hits_a``, ``hits_b`` the held-out counts, best first (ties: more mass on the larger side).
     """
-    return _rescored(rows_a, rows_b, [s for part in _shortlist_parts(rows_a, rows_b, score, extra) for s in part()],
-                     rescore)
+    parts = _shortlist_parts(rows_a, rows_b, score, extra, categorical)
+    return _rescored(rows_a, rows_b, [s for part in parts for s in part()], rescore)
 
 
 def _shortlist_parts(
-    rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, extra: ExtraFamilies | None
+    rows_a: np.ndarray,
+    rows_b: np.ndarray,
+    score: Scorer,
+    extra: ExtraFamilies | None,
+    categorical: frozenset[int] = frozenset(),
 ) -> list[Callable[[], list[Scored]]]:
     """The independent searches whose results, concatenated in this order, form the shortlist."""
     fit_a, fit_b = rows_a[0::2], rows_b[0::2]
-    parts = [lambda: search_events(fit_a, fit_b, score, keep=SHORTLIST_KEEP),
-             lambda: search_events(rows_a, rows_b, score)[:WHOLE_SEARCH_KEEP]]
+    parts = [lambda: search_events(fit_a, fit_b, score, keep=SHORTLIST_KEEP, categorical=categorical),
+             lambda: search_events(rows_a, rows_b, score, categorical=categorical)[:WHOLE_SEARCH_KEEP]]
     if extra is not None:
         parts.append(lambda: extra(fit_a, fit_b))
     return parts
@@ -156,6 +200,9 @@ def search_stage(
     The searches run on threads of this call (started here, stopped before it returns, so nothing is
     left to a forked child): they are pure functions of each pair's draws, so the order they finish in
     changes nothing, and numpy's sorting and counting and scipy's beta quantiles release the GIL.
+
+    The leak checks look at float bits and differences of coordinates: on outputs with label
+    coordinates they look at the other coordinates (:func:`numeric_leak_families`).
     """
     threads = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="dpaudit-search")
     try:
@@ -191,8 +238,10 @@ def _search_stage(
 
             rows = {i: (np.concatenate(pools[i][0]), np.concatenate(pools[i][1])) for i in survivors}
             # Every search of every pair at once on the threads (each pair's parts in their order).
-            running = {i: [threads.submit(part) for part in _shortlist_parts(
-                *rows[i], score, _leak_events_of(draws.mechanism, pairs[i], score, checks))] for i in survivors}
+            categorical = draws.coding.categorical
+            leaks = {i: _leak_events_of(draws.mechanism, pairs[i], score, checks, categorical) for i in survivors}
+            running = {i: [threads.submit(part) for part in _shortlist_parts(*rows[i], score, leaks[i], categorical)]
+                       for i in survivors}
             # A pair's held-out counting starts once its searches are done (never waits in the pool).
             rescoring = {i: threads.submit(_rescored, *rows[i], [s for job in running[i] for s in job.result()],
                                            rescore) for i in survivors}
@@ -210,8 +259,10 @@ def _search_stage(
     if winner in pools:
         rows_a = np.concatenate([*pools[winner][0], rows_a])
         rows_b = np.concatenate([*pools[winner][1], rows_b])
-    leak_search = threads.submit(leak_families, draws.mechanism, (a, b), rows_a, rows_b, score, checks)
-    found = search_events(rows_a, rows_b, score)
+    categorical = draws.coding.categorical
+    leak_search = threads.submit(numeric_leak_families, draws.mechanism, (a, b), rows_a, rows_b, score, checks,
+                                 categorical)
+    found = search_events(rows_a, rows_b, score, categorical=categorical)
     leaks, notes = leak_search.result()
     found = _ranked(found + leaks)
     return SearchOutcome(winner, found, spent + fresh, tuple(rounds), tuple(notes))

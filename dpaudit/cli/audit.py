@@ -62,6 +62,8 @@ def _reproduction(
 
 
 def _print_result(result: Any, reproduction: str) -> None:
+    from ..auditor.result import not_reproducible_suffix
+
     bound = result.epsilon_lower_bound
     click.echo(f"{result.verdict.value.upper()}: {result.target} claims {result.claim}")
     click.echo(f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound)")
@@ -85,7 +87,9 @@ def _print_result(result: Any, reproduction: str) -> None:
         if run.get("note"):
             click.echo(f"  note    : {run['note']}")
     click.echo(f"  time    : {result.elapsed_s:.2f} s, of which {result.mechanism_s:.2f} s inside the mechanism")
-    click.echo(f"  reproduce: {reproduction}")
+    if not result.reproducible:
+        click.echo(f"  reproducible: no -- {result.reproducibility}")
+    click.echo(f"  reproduce: {reproduction}{not_reproducible_suffix(result)}")
 
 
 @click.command("audit")
@@ -97,6 +101,13 @@ def _print_result(result: Any, reproduction: str) -> None:
     default=None,
     metavar="RELATION",
     help="Neighbour relation for a plain function: add-remove, replace, local or query-distance[:DELTA[:NORM]].",
+)
+@click.option(
+    "--randomness",
+    type=click.Choice(["generator", "random-state", "python-random", "own"]),
+    default=None,
+    help="For a plain function: what its randomness argument is (numpy Generator, numpy RandomState, "
+    "random.Random) or 'own' when it takes none (default: read from its signature).",
 )
 @click.option("--a", "a_json", default=None, metavar="JSON", help="First neighbouring input, as JSON.")
 @click.option("--b", "b_json", default=None, metavar="JSON", help="Second neighbouring input, as JSON.")
@@ -130,6 +141,7 @@ def audit(
     epsilon: float | None,
     delta: float | None,
     neighbours: str | None,
+    randomness: str | None,
     a_json: str | None,
     b_json: str | None,
     samples: int | None,
@@ -165,7 +177,8 @@ def audit(
         from ..mechanisms.targets import resolve
         from ..neighbours import relation_from_spec
 
-        audited = replace(resolve(target, epsilon=epsilon, delta=delta), neighbours=relation_from_spec(neighbours))
+        audited = replace(resolve(target, epsilon=epsilon, delta=delta, randomness=randomness),
+                          neighbours=relation_from_spec(neighbours))
     checks = [
         name
         for name, off in (("lattice", no_float_checks), ("float-support", no_float_checks),
@@ -189,12 +202,14 @@ def audit(
             early_stopping=not no_early_stop,
             progress=False if as_json else progress,
             checks=checks,
+            randomness=randomness,
         )
     except MechanismError as exc:
         raise MechanismError(f"{exc} (rerun with --seed {seed})") from exc
     flags = tuple(
         flag
         for flag, used in ((f"--neighbours {neighbours}", neighbours is not None),
+                           (f"--randomness {randomness}", randomness is not None),
                            (f"--search-samples {search_samples}", search_samples is not None), ("--no-early-stop", no_early_stop), ("--no-float-checks", no_float_checks),
                            ("--no-correlation-check", no_correlation_check), ("--sensitivity-check", sensitivity_check))
         if used

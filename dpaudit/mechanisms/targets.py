@@ -57,11 +57,14 @@ def _claim_for(epsilon: float | None, delta: float | None, what: str) -> Claim:
     return ApproxDP(epsilon, delta) if delta else PureDP(epsilon)
 
 
-def resolve(target: Any, *, epsilon: float | None = None, delta: float | None = None) -> Mechanism:
+def resolve(
+    target: Any, *, epsilon: float | None = None, delta: float | None = None, randomness: str | None = None
+) -> Mechanism:
     """Turn ``target`` into a Mechanism.
 
     A Mechanism or catalogue name keeps its own claim unless ``epsilon``/``delta`` override it; a
-    callable (given directly or loaded from ``module:attr``) needs ``epsilon``.
+    callable (given directly or loaded from ``module:attr``) needs ``epsilon``.  ``randomness``
+    applies to callables only (:meth:`Mechanism.from_callable`).
     """
     if isinstance(target, str):
         target = get(target) if ":" not in target else load_attribute(target)
@@ -75,6 +78,11 @@ def resolve(target: Any, *, epsilon: float | None = None, delta: float | None = 
             except (TypeError, ValueError):
                 pass
     if isinstance(target, Mechanism):
+        if randomness is not None and randomness != target.randomness:
+            raise InvalidArgument(
+                f"randomness={randomness!r} applies to a plain function; the Mechanism {target.name!r} declares "
+                f"randomness={target.randomness!r} (its sampler takes a numpy Generator)"
+            )
         if epsilon is None and delta is None:
             return target
         eps = target.claim.epsilon if epsilon is None else epsilon
@@ -83,5 +91,5 @@ def resolve(target: Any, *, epsilon: float | None = None, delta: float | None = 
 
         return replace(target, claim=ApproxDP(eps, dlt) if dlt else PureDP(eps))
     if callable(target):
-        return Mechanism.from_callable(target, claim=_claim_for(epsilon, delta, repr(target)))
+        return Mechanism.from_callable(target, claim=_claim_for(epsilon, delta, repr(target)), randomness=randomness)
     raise UnknownMechanism(f"target={target!r} is neither a Mechanism, a callable nor a name")
