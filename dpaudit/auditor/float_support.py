@@ -35,7 +35,9 @@ from ..errors import InvalidArgument
 from ..mechanisms.float_noise import FloatNoise
 from .leak_result import LeakFinding, LeakVerdict, finding_from_counts
 
-__all__ = ["SupportMatch", "float_support_check", "query_array", "query_value", "support_match"]
+__all__ = ["SupportMatch", "float_support_check", "query_array", "query_value", "replayed_centre", "support_match"]
+
+REPLAY_CHECK_ROWS = 200
 
 
 @dataclass(frozen=True)
@@ -101,12 +103,40 @@ def support_match(noise: FloatNoise, outputs: Any, query: float) -> SupportMatch
     return SupportMatch(consistent=consistent, index=index, sign=sign_used)
 
 
+def replayed_centre(noise: FloatNoise, outputs: Any) -> float | None:
+    """For an unknown query value: the first of :func:`.lattice.candidate_centres` (nearest the
+    median first) from which the replay reproduces *every* output (self-consistency), else None.
+
+    A candidate is tried on the first ``REPLAY_CHECK_ROWS`` outputs, then on all of them.  The
+    centre is chosen on these outputs, so an event built on it is only as good as its verification
+    on fresh samples: it proves nothing.
+    """
+    from .lattice import candidate_centres
+
+    y = np.asarray(outputs, dtype=np.float64).reshape(-1)
+    for centre in candidate_centres(y):
+        if support_match(noise, y[:REPLAY_CHECK_ROWS], centre).consistent.all() and (
+            support_match(noise, y, centre).consistent.all()
+        ):
+            return centre
+    return None
+
+
 def query_array(mechanism: Any, data: Any) -> np.ndarray:
-    """The query value(s) the noise is added to: ``data`` itself for query-value mechanisms, else f(data)."""
+    """The query value(s) the noise is added to: ``data`` itself for query-value mechanisms, else f(data).
+
+    A dataset mechanism that declares no ``query`` has no known query value (its data are records,
+    not the value the noise is added to): InvalidArgument then.
+    """
     from ..neighbours import QueryDistance
 
-    if isinstance(mechanism.neighbours, QueryDistance) or mechanism.query is None:
+    if isinstance(mechanism.neighbours, QueryDistance):
         return np.asarray(data, dtype=np.float64)
+    if mechanism.query is None:
+        raise InvalidArgument(
+            f"mechanism {getattr(mechanism, 'name', mechanism)!r} takes datasets and declares no query: "
+            "its query values are unknown (declare query=... on the Mechanism)"
+        )
     return np.asarray(mechanism.query(data), dtype=np.float64)
 
 

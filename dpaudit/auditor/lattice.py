@@ -23,6 +23,13 @@ membership vectorised with ``np.frexp`` and ``uint64`` views, exact for every fi
 
 :func:`find_lattice_event` picks, from search-stage samples under a and b, the event with hits under
 one input and none under the other; :func:`lattice_check` verifies it on fresh samples.
+
+**Unknown query value** (a dataset function without ``query``, an opaque library):
+:func:`candidate_centres` proposes, from one side's search outputs, the doubles fl(j / d) near their
+median (integer counts and sums, means of integer records), and :class:`NotReachableFrom` each of them
+joins the search.  An estimated centre proves nothing -- the true q_b may differ from it, and then
+fl(q_b + n) may reach the event -- so such an event is only *verified* on fresh samples, like every
+other event, and never reported as proven empty.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ __all__ = [
     "MantissaLowBits",
     "NotMultipleOf",
     "NotReachableFrom",
+    "candidate_centres",
     "default_events",
     "find_lattice_event",
     "hit_counts",
@@ -52,6 +60,8 @@ __all__ = [
 ]
 
 _MANTISSA_MASK = np.uint64((1 << 52) - 1)
+MAX_DENOMINATOR = 16
+CENTRE_CHECK_ROWS = 2_000
 
 
 def _as_doubles(outputs: Any) -> np.ndarray:
@@ -186,6 +196,34 @@ def default_events(
     return events
 
 
+def candidate_centres(outputs: Any, max_denominator: int = MAX_DENOMINATOR) -> tuple[float, ...]:
+    """Candidate query values q of outputs y = fl(q + noise), for when q is not known.
+
+    With m the median of the finite outputs (the centre of a symmetric noise), the candidates are the
+    doubles fl(j / d) for d = 1..``max_denominator`` and j in {round(d m) - 1, round(d m), round(d m) + 1}:
+    the query values of dataset functions are mostly integers (counts, sums, histogram bins) or means
+    of integer records, j / len(D) rounded once (what ``np.mean`` returns for them).  Kept are the
+    candidates c from which every one of the first ``CENTRE_CHECK_ROWS`` outputs is reachable
+    (:class:`NotReachableFrom` ``(c)`` has no hit there): the others cannot be the outputs' centre.
+    Nearest to m first.  The search samples choose them; nothing about them is proved.
+    """
+    y = _as_doubles(outputs)
+    y = y[np.isfinite(y)]
+    if y.size == 0:
+        return ()
+    median = float(np.median(y))
+    values: dict[float, None] = {}
+    for d in range(1, check_positive_int("max_denominator", max_denominator) + 1):
+        if not math.isfinite(median * d):
+            break
+        middle = round(median * d)
+        for j in (middle - 1, middle, middle + 1):
+            values.setdefault(float(j) / d, None)
+    head = y[:CENTRE_CHECK_ROWS]
+    nearest_first = sorted((c for c in values if math.isfinite(c)), key=lambda c: abs(c - median))
+    return tuple(c for c in nearest_first if not NotReachableFrom(c).contains(head).any())
+
+
 def hit_counts(outputs: Any, events: list[LatticeEvent]) -> list[int]:
     """``count_nonzero(event.contains(outputs))`` for every event, each family computed in one pass.
 
@@ -230,10 +268,10 @@ def find_lattice_event(
     outputs_a: Any,
     outputs_b: Any,
     events: list[LatticeEvent] | None = None,
-    queries: tuple[float, float] | None = None,
+    queries: tuple[float, ...] | None = None,
 ) -> LatticeChoice | None:
-    """Among ``events`` (default: :func:`default_events`), the one with the most hits under one
-    input and none under the other.
+    """Among ``events`` (default: :func:`default_events`, with reachability from each of ``queries``),
+    the one with the most hits under one input and none under the other.
 
     Returns None when no event has that shape.  Use on search-stage samples only; bound the chosen
     event on fresh samples (selection on the same samples would bias the bound).
@@ -273,12 +311,14 @@ def lattice_check(
     check_probability_open("confidence", confidence)
     rng = np.random.default_rng(seed)
     search_a, search_b = _scalar_outputs(mechanism, a, n_search, rng), _scalar_outputs(mechanism, b, n_search, rng)
+    centres = queries if queries is not None else candidate_centres(search_a) + candidate_centres(search_b)
     method = (
         f"search: {n_search} outputs per side, lattice event families (grids 2^p, significand low bits, "
-        f"exponents), pick the event with most hits on one side and none on the other; verify: {n_verify} "
+        f"exponents, reachability from {'the query values' if queries is not None else 'centres estimated on them'}), "
+        f"pick the event with most hits on one side and none on the other; verify: {n_verify} "
         f"fresh outputs per side, Clopper-Pearson union bound at confidence {confidence:g}"
     )
-    choice = find_lattice_event(search_a, search_b, queries=queries)
+    choice = find_lattice_event(search_a, search_b, queries=tuple(centres))
     if choice is None:
         return finding_from_counts(
             check="lattice", claim=mechanism.claim, pair=(a, b), event="no lattice event separates the search samples",
@@ -305,6 +345,9 @@ def lattice_check(
             f"By the ulp-lattice lemma every fl(q + n) with |q| >= 2^{math.frexp(queries[1])[1] - 1} is a multiple "
             f"of 2^{lemma_grid_power(queries[1])}, so outputs of M(b) never fall in it."
         )
+    elif isinstance(choice.event, NotReachableFrom):
+        why = (f"No double n gives fl({choice.event.query!r} + n) in this set, and {choice.event.query!r} was "
+               "estimated from the search outputs as the centre of M(b) (not proved to be q_b).")
     else:
         why = "The binary representation of the output depends on the input."
     return finding_from_counts(

@@ -187,9 +187,20 @@ def _why(family: str, event: Any, q_b: float | None) -> tuple[str, bool]:
         if isinstance(inner, NotMultipleOf) and grid is not None and inner.power <= grid:
             return (f"by the ulp-lattice lemma every fl(q_b + n) with q_b = {q_b!r} is a multiple of 2^{grid}, so M(b) "
                     "never outputs an element of S, while M(a) does: an infinite privacy loss (Mironov 2012)"), True
+        if isinstance(inner, NotReachableFrom) and q_b is None:
+            return (f"the query value is unknown; {inner.query!r}, estimated from the search outputs as a centre of "
+                    f"the outputs, reaches no element of S by fl({inner.query!r} + n) for any double n, and the fresh "
+                    "outputs of M(b) avoided S while those of M(a) did not: the binary representation of the output "
+                    "depends on the input (float lattice; Mironov 2012), which DP forbids (observed, not proved: "
+                    "the centre is an estimate)"), False
         return "the binary representation of the output depends on the input (float lattice), which DP forbids", False
     if family == "float-support":
         proved = q_b is not None and event.query == q_b
+        if q_b is None:
+            return (f"the query value is unknown; an exact replay of the float noise reproduces every search output "
+                    f"of M(b) from the centre {event.query!r} estimated on them, and none of S from it, while M(a) "
+                    "outputs elements of S: the output's doubles reveal the input (Mironov 2012; observed, not "
+                    "proved: the centre is an estimate)"), False
         return ("an exact replay of the float noise reproduces these outputs from q_a but from no sign and uniform "
                 "index under q_b: P_b(S) = 0, an infinite privacy loss (Mironov 2012)"), proved
     return ("the difference of two coordinates carries (almost) no noise, so it reveals the difference of the true "

@@ -8,6 +8,13 @@
   reproduces from no uniform index under one query value (:func:`.float_support.support_match`), on
   the same coordinates; used only when every search output is reproduced from its own query value
   (self-consistency), else skipped with a note.
+
+When the query values are not known (a dataset function without ``query``, an opaque library), both
+run on centres estimated from each side's search outputs (:func:`.lattice.candidate_centres`): the
+lattice search adds reachability from every candidate, the replay takes the first candidate that
+reproduces all of a side's search outputs.  Those events are chosen on the search samples and bounded
+on fresh ones like every other; an estimated centre is no proof, so their findings never say
+``proven_empty`` (the event records no query values).
 * ``"correlated-noise"`` (vector float outputs): the difference range of two coordinates
   (:mod:`.correlation`).
 
@@ -59,13 +66,15 @@ def _lattice_coordinates(rows_a: np.ndarray, rows_b: np.ndarray, queries: Any) -
 def _lattice_events(rows_a: np.ndarray, rows_b: np.ndarray, queries: Any, coordinates: np.ndarray,
                     score: Scorer) -> list[Scored]:
     """The lattice event chosen on each searched coordinate (scalar outputs: the one coordinate)."""
-    from .lattice import find_lattice_event
+    from .lattice import candidate_centres, find_lattice_event
 
     width = rows_a.shape[1]
     found = []
     for i in coordinates:
+        ya, yb = rows_a[:LATTICE_ROWS, i], rows_b[:LATTICE_ROWS, i]
         at = None if queries is None else (float(queries[0][i]), float(queries[1][i]))
-        choice = find_lattice_event(rows_a[:LATTICE_ROWS, i], rows_b[:LATTICE_ROWS, i], queries=at)
+        centres = at if at is not None else candidate_centres(ya) + candidate_centres(yb)
+        choice = find_lattice_event(ya, yb, queries=centres)
         if choice is not None:
             event = LatticeEvent(choice.event, coordinate=None if width == 1 else int(i), queries=at)
             found.append(_scored("lattice", event, rows_a, rows_b, score))
@@ -75,18 +84,26 @@ def _lattice_events(rows_a: np.ndarray, rows_b: np.ndarray, queries: Any, coordi
 def _float_support_events(noise: Any, rows_a: np.ndarray, rows_b: np.ndarray, queries: Any, coordinates: np.ndarray,
                           score: Scorer) -> list[Scored] | None:
     """The float-support events of each searched coordinate (outputs off the replayed support of q_a,
-    then of q_b); None when the replay does not reproduce every search output from its own query value."""
-    from .float_support import support_match
+    then of q_b); None when the replay does not reproduce every search output from its own query value
+    (for unknown query values: from any candidate centre, :func:`.float_support.replayed_centre`)."""
+    from .float_support import replayed_centre, support_match
 
     width = rows_a.shape[1]
     found = []
     for i in coordinates:
-        q_a, q_b = float(queries[0][i]), float(queries[1][i])
         ya, yb = rows_a[:LATTICE_ROWS, i].astype(np.float64), rows_b[:LATTICE_ROWS, i].astype(np.float64)
-        if not (support_match(noise, ya, q_a).consistent.all() and support_match(noise, yb, q_b).consistent.all()):
-            return None
+        if queries is None:  # estimated: the events carry no query values, so nothing is proved
+            q_a, q_b = replayed_centre(noise, ya), replayed_centre(noise, yb)
+            if q_a is None or q_b is None:
+                return None
+            known = None
+        else:
+            q_a, q_b = float(queries[0][i]), float(queries[1][i])
+            if not (support_match(noise, ya, q_a).consistent.all() and support_match(noise, yb, q_b).consistent.all()):
+                return None
+            known = (q_a, q_b)
         for q in (q_a, q_b):
-            event = OutsideSupport(q, noise, coordinate=None if width == 1 else int(i), queries=(q_a, q_b))
+            event = OutsideSupport(q, noise, coordinate=None if width == 1 else int(i), queries=known)
             found.append(_scored("float-support", event, rows_a, rows_b, score))
     return found
 
@@ -135,12 +152,15 @@ def leak_families(
         coordinates = _lattice_coordinates(rows_a, rows_b, queries)
     if lattice:
         found += _best(_lattice_events(rows_a, rows_b, queries, coordinates, score))
-    if support and queries is not None:
+    if support:
         outside = _float_support_events(noise, rows_a, rows_b, queries, coordinates, score)
         if outside is None:
             notes.append(
                 "float-support check skipped: the replay of the exposed noise does not reproduce every search "
                 "output from its own query value (different float operations than the sampler's)"
+                if queries is not None else
+                "float-support check skipped: the query values are unknown and the replay of the exposed noise "
+                "reproduces a side's search outputs from none of the centres estimated on them"
             )
         found += _best(outside or [])
     if "correlated-noise" in checks and floats and width >= 2:
