@@ -13,7 +13,9 @@ extra alpha).  The events:
   :mod:`.lattice`; Mironov 2012), so a support mismatch there is a certificate of infinite loss and
   the reported bound is only capped by the sample size.
 * :class:`OutsideSupport` -- outputs (or one coordinate of them) that an exact replay of the
-  exposed noise reproduces from no uniform index under q (:func:`.float_support.support_match`).
+  exposed noise reproduces from no uniform index under q (:func:`.float_support.support_match`); for
+  a black box, of a known sampler's noise identified on the search outputs
+  (:func:`.float_support.identify_noise`; then nothing is proved).
 * :class:`CoordinateDifference` -- {lo <= y_i - y_j <= hi}, the difference range of two coordinates
   seen under one input (:mod:`.correlation`): correlated noise cancels in the difference, which
   then reveals the difference of the true answers.
@@ -93,13 +95,18 @@ class LatticeEvent:
 
 @dataclass(frozen=True)
 class OutsideSupport:
-    """Outputs no (sign, uniform index) of the exposed float noise reproduces under query value ``query``."""
+    """Outputs no (sign, uniform index) of the float noise reproduces under query value ``query``.
+
+    The noise is the mechanism's own, or -- ``model`` = (name, scale) -- the model of
+    :data:`.float_support.KNOWN_NOISES` identified on the search outputs of a black box.
+    """
 
     query: float
     noise: Any = field(compare=False, repr=False)
     witness: float | None = field(default=None, compare=False)
     coordinate: int | None = None  # None: scalar outputs; else the coordinate of vector outputs
     queries: tuple[float, float] | None = field(default=None, compare=False)
+    model: tuple[str, float] | None = None
 
     def contains(self, rows: np.ndarray) -> np.ndarray:
         from ..errors import InvalidArgument
@@ -110,12 +117,14 @@ class OutsideSupport:
         return ~support_match(self.noise, rows[:, self.coordinate or 0].astype(np.float64), self.query).consistent
 
     def describe(self) -> str:
-        text = f"output is reproduced by no sign and uniform index of the noise under q = {self.query!r}"
+        noise = "the noise" if self.model is None else f"the identified noise ({self.model[0]}, scale {self.model[1]!r})"
+        text = f"output is reproduced by no sign and uniform index of {noise} under q = {self.query!r}"
         return text if self.coordinate is None else f"output[{self.coordinate}]: {text}"
 
     def as_dict(self) -> dict[str, Any]:
         where = {} if self.coordinate is None else {"coordinate": self.coordinate}
-        return {"type": "float-support", "query": self.query, **where, **_evidence_spec(self)}
+        model = {} if self.model is None else {"model": [self.model[0], float(self.model[1]).hex()]}
+        return {"type": "float-support", "query": self.query, **where, **model, **_evidence_spec(self)}
 
 
 def _evidence_spec(event: Any) -> dict[str, Any]:
@@ -159,6 +168,12 @@ def leak_event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
         fields = {k: v for k, v in spec.items() if k not in ("type", "kind", "witness", "coordinate", "queries")}
         return LatticeEvent(getattr(lattice, spec["kind"])(**fields), witness, coordinate, queries)
     if kind == "float-support":
+        if "model" in spec:  # a noise model identified on a black box's search outputs
+            from .float_support import KNOWN_NOISES
+
+            name, scale = spec["model"][0], float.fromhex(spec["model"][1])
+            return OutsideSupport(float(spec["query"]), KNOWN_NOISES[name](scale), witness, coordinate, queries,
+                                  (name, scale))
         return OutsideSupport(float(spec["query"]), noise, witness, coordinate, queries)
     if kind == "difference":
         return CoordinateDifference(int(spec["i"]), int(spec["j"]), float(spec["lo"]), float(spec["hi"]))
@@ -196,6 +211,11 @@ def _why(family: str, event: Any, q_b: float | None) -> tuple[str, bool]:
         return "the binary representation of the output depends on the input (float lattice), which DP forbids", False
     if family == "float-support":
         proved = q_b is not None and event.query == q_b
+        if event.model is not None:
+            return (f"the mechanism hides its noise; {event.model[0]} noise of scale {event.model[1]!r}, identified on "
+                    f"the search outputs, reproduces every one of them, those of M(b) from the centre {event.query!r}, "
+                    "but no element of S from it, while M(a) outputs elements of S: the output's doubles reveal the "
+                    "input (Mironov 2012; observed, not proved: the noise model and the centre are estimates)"), False
         if q_b is None:
             return (f"the query value is unknown; an exact replay of the float noise reproduces every search output "
                     f"of M(b) from the centre {event.query!r} estimated on them, and none of S from it, while M(a) "

@@ -72,8 +72,9 @@ class SearchOutcome:
 
 
 def _leak_events_of(mechanism: Any, pair: tuple[Any, Any], score: Scorer, checks: tuple[str, ...]) -> ExtraFamilies:
-    """The leak-check events of ``pair`` (:func:`.leak_events.leak_families`) as an ``extra`` of the shortlist."""
-    return lambda fit_a, fit_b: leak_families(mechanism, pair, fit_a, fit_b, score, checks)[0]
+    """The leak-check events of ``pair`` (:func:`.leak_events.leak_families`, without identifying hidden
+    float noise) as an ``extra`` of the shortlist."""
+    return lambda fit_a, fit_b: leak_families(mechanism, pair, fit_a, fit_b, score, checks, identify=False)[0]
 
 
 def _ranked(found: list[Scored]) -> list[Scored]:
