@@ -199,29 +199,38 @@ def default_events(
 def candidate_centres(outputs: Any, max_denominator: int = MAX_DENOMINATOR) -> tuple[float, ...]:
     """Candidate query values q of outputs y = fl(q + noise), for when q is not known.
 
-    With m the median of the finite outputs (the centre of a symmetric noise), the candidates are the
-    doubles fl(j / d) for d = 1..``max_denominator`` and j in {round(d m) - 1, round(d m), round(d m) + 1}:
-    the query values of dataset functions are mostly integers (counts, sums, histogram bins) or means
-    of integer records, j / len(D) rounded once (what ``np.mean`` returns for them).  Kept are the
-    candidates c from which every one of the first ``CENTRE_CHECK_ROWS`` outputs is reachable
-    (:class:`NotReachableFrom` ``(c)`` has no hit there): the others cannot be the outputs' centre.
-    Nearest to m first.  The search samples choose them; nothing about them is proved.
+    With m the median of the finite outputs (the centre of a symmetric noise) and s = IQR / sqrt(n)
+    a robust standard error of it, the candidates are the doubles fl(j / d) for d = 1..``max_denominator``
+    and the integers j within max(1, 4 s d) of d m (at most 8 either side): the query values of
+    dataset functions are mostly integers (counts, sums, histogram bins) or means of integer records,
+    j / len(D) rounded once (what ``np.mean`` returns for them).  Kept are the candidates c from which
+    every one of the first ``CENTRE_CHECK_ROWS`` outputs is reachable (:class:`NotReachableFrom` ``(c)``
+    has no hit there): the others cannot be the outputs' centre.  Order: those within 4 s of m with the
+    smallest denominator first (the simplest explanation), then the rest by distance to m.  The search
+    samples choose them; nothing about them is proved.
     """
     y = _as_doubles(outputs)
     y = y[np.isfinite(y)]
     if y.size == 0:
         return ()
     median = float(np.median(y))
-    values: dict[float, None] = {}
+    q25, q75 = np.percentile(y, [25, 75])
+    spread = 4.0 * float(q75 - q25) / math.sqrt(y.size)
+    values: dict[float, int] = {}
     for d in range(1, check_positive_int("max_denominator", max_denominator) + 1):
-        if not math.isfinite(median * d):
+        if not math.isfinite(median * d) or not math.isfinite(spread * d):
             break
-        middle = round(median * d)
-        for j in (middle - 1, middle, middle + 1):
-            values.setdefault(float(j) / d, None)
+        middle, half = round(median * d), min(8, max(1, math.ceil(spread * d)))
+        for j in range(middle - half, middle + half + 1):
+            values.setdefault(float(j) / d, d)
     head = y[:CENTRE_CHECK_ROWS]
-    nearest_first = sorted((c for c in values if math.isfinite(c)), key=lambda c: abs(c - median))
-    return tuple(c for c in nearest_first if not NotReachableFrom(c).contains(head).any())
+
+    def order(c: float) -> tuple[bool, int, float]:
+        close = abs(c - median) <= max(spread, 0.0)
+        return (not close, values[c] if close else 0, abs(c - median))
+
+    ranked = sorted((c for c in values if math.isfinite(c)), key=order)
+    return tuple(c for c in ranked if not NotReachableFrom(c).contains(head).any())
 
 
 def hit_counts(outputs: Any, events: list[LatticeEvent]) -> list[int]:

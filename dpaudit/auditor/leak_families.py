@@ -105,6 +105,8 @@ def _float_support_events(noise: Any, rows_a: np.ndarray, rows_b: np.ndarray, qu
                 if q_a is None or q_b is None:
                     return None
             known = None
+            if q_a == q_b:  # the same replayed support under both inputs: nothing to find here
+                continue
         else:
             replay = noise
             q_a, q_b = float(queries[0][i]), float(queries[1][i])
