@@ -61,6 +61,7 @@ __all__ = [
 
 _MANTISSA_MASK = np.uint64((1 << 52) - 1)
 MAX_DENOMINATOR = 16
+MAX_CENTRES = 8
 CENTRE_CHECK_ROWS = 2_000
 
 
@@ -206,8 +207,8 @@ def candidate_centres(outputs: Any, max_denominator: int = MAX_DENOMINATOR) -> t
     j / len(D) rounded once (what ``np.mean`` returns for them).  Kept are the candidates c from which
     every one of the first ``CENTRE_CHECK_ROWS`` outputs is reachable (:class:`NotReachableFrom` ``(c)``
     has no hit there): the others cannot be the outputs' centre.  Order: those within 4 s of m with the
-    smallest denominator first (the simplest explanation), then the rest by distance to m.  The search
-    samples choose them; nothing about them is proved.
+    smallest denominator first (the simplest explanation), then the rest by distance to m; at most
+    ``MAX_CENTRES``.  The search samples choose them; nothing about them is proved.
     """
     y = _as_doubles(outputs)
     y = y[np.isfinite(y)]
@@ -230,7 +231,7 @@ def candidate_centres(outputs: Any, max_denominator: int = MAX_DENOMINATOR) -> t
         return (not close, values[c] if close else 0, abs(c - median))
 
     ranked = sorted((c for c in values if math.isfinite(c)), key=order)
-    return tuple(c for c in ranked if not NotReachableFrom(c).contains(head).any())
+    return tuple(c for c in ranked if not NotReachableFrom(c).contains(head).any())[:MAX_CENTRES]
 
 
 def hit_counts(outputs: Any, events: list[LatticeEvent]) -> list[int]:
