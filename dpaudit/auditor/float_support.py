@@ -61,6 +61,7 @@ __all__ = [
 REPLAY_CHECK_ROWS = 200
 QUICK_CHECK_ROWS = 16
 MAX_IDENTIFY_CENTRES = 4
+MAX_SCALES = 12
 SCALE_TOLERANCE = 0.05
 KNOWN_NOISES = {"numpy-laplace": numpy_laplace_noise, "textbook-laplace": textbook_laplace_noise}
 
@@ -149,12 +150,13 @@ def replayed_centre(noise: FloatNoise, outputs: Any) -> float | None:
 
 
 def candidate_scales(outputs: Any, centre: float, max_denominator: int = 16) -> tuple[float, ...]:
-    """Candidate noise scales b for Laplace outputs around ``centre``, nearest the estimate first.
+    """Candidate noise scales b for Laplace outputs around ``centre``, at most ``MAX_SCALES``.
 
     The estimate is b^ = mean |y - centre| (the Laplace maximum-likelihood scale; relative standard
     error 1 / sqrt(n)).  Scales in code are mostly Delta / epsilon or 1 / (epsilon n) written as one
     division, so the candidates are the doubles j / d and d / j (d = 1..``max_denominator``, j an
-    integer) within ``SCALE_TOLERANCE`` of b^ in relative terms.
+    integer) within ``SCALE_TOLERANCE`` of b^ in relative terms: those within three standard errors
+    of b^ with the smallest d first (the simplest explanation), then the rest by distance to b^.
     """
     y = np.asarray(outputs, dtype=np.float64).reshape(-1)
     y = y[np.isfinite(y)]
@@ -164,13 +166,19 @@ def candidate_scales(outputs: Any, centre: float, max_denominator: int = 16) -> 
     if not (math.isfinite(estimate) and estimate > 0):
         return ()
     low, high = estimate * (1 - SCALE_TOLERANCE), estimate * (1 + SCALE_TOLERANCE)
-    found: dict[float, None] = {}
+    close = 3.0 * estimate / math.sqrt(y.size)
+    found: dict[float, int] = {}
     for d in range(1, max_denominator + 1):
         for j in range(max(1, math.ceil(low * d)), math.floor(high * d) + 1):  # j / d
-            found.setdefault(float(j) / d, None)
+            found.setdefault(float(j) / d, d)
         for j in range(max(1, math.ceil(d / high)), math.floor(d / low) + 1):  # d / j
-            found.setdefault(float(d) / j, None)
-    return tuple(sorted((b for b in found if low <= b <= high), key=lambda b: abs(b - estimate)))
+            found.setdefault(float(d) / j, d)
+
+    def order(b: float) -> tuple[bool, int, float]:
+        near = abs(b - estimate) <= close
+        return (not near, found[b] if near else 0, abs(b - estimate))
+
+    return tuple(sorted((b for b in found if low <= b <= high), key=order))[:MAX_SCALES]
 
 
 @dataclass(frozen=True)
