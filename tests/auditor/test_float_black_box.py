@@ -34,7 +34,7 @@ import pytest
 import dpaudit
 from dpaudit import AddRemove, Mechanism, PureDP, Replace
 from dpaudit.auditor.float_support import KNOWN_NOISES, support_match
-from dpaudit.auditor.lattice import NotReachableFrom, candidate_centres
+from dpaudit.auditor.lattice import NotReachableFrom
 
 BINS = 4
 P_GEOMETRIC = 1.0 - np.exp(-1.0)  # two-sided geometric with parameter e^-1: epsilon = 1 at sensitivity 1
@@ -140,14 +140,6 @@ def test_the_lattice_alone_flags_the_sum_on_estimated_centres():
     assert finding["event"] == "output is fl(3.0 + n) for no double n" and not finding["proven_empty"]
     witness = float.fromhex(finding["witness"]["output_hex"])
     assert NotReachableFrom(3.0).contains(np.array([witness])).all()  # exact test (tests/auditor/test_lattice.py)
-
-
-def test_candidate_centres_find_integer_and_mean_query_values():
-    rng = np.random.default_rng(0)
-    for q, b in ((2.0, 1.0), (3.0, 1.0), (np.mean([1, 0, 1]), 1 / 3), (17.0, 10.0)):
-        centres = candidate_centres(q + rng.laplace(0, b, 20_000))
-        assert centres[0] == q or q in centres[:4], (q, centres[:6])
-    assert candidate_centres(np.array([np.nan, np.inf])) == ()
 
 
 @pytest.mark.statistical
