@@ -316,6 +316,8 @@ def lattice_check(
     ``NotMultipleOf(p)`` with p <= k - 53 for 2^k <= |q| of the empty side, the lemma proves that
     side's probability is 0 for any mechanism releasing fl(q + noise) (the finding says so); the
     search then also tries :class:`NotReachableFrom` each query value, proved empty the same way.
+    Without ``queries`` it tries :class:`NotReachableFrom` each of :func:`candidate_centres` of the
+    search outputs instead, and proves nothing.
     """
     n_search, n_verify = check_positive_int("n_search", n_search), check_positive_int("n_verify", n_verify)
     check_probability_open("confidence", confidence)

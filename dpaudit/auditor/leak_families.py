@@ -4,19 +4,20 @@
   outputs on one coordinate, searched among those whose query value differs between the inputs (at
   most ``MAX_LATTICE_COORDINATES``, largest mean shift first), so a float histogram leaks through the
   one count the neighbour changes.
-* ``"float-support"`` (mechanisms exposing ``noise``): outputs an exact replay of the noise
-  reproduces from no uniform index under one query value (:func:`.float_support.support_match`), on
-  the same coordinates; used only when every search output is reproduced from its own query value
-  (self-consistency), else skipped with a note.
-
-When the query values are not known (a dataset function without ``query``, an opaque library), both
-run on centres estimated from each side's search outputs (:func:`.lattice.candidate_centres`): the
-lattice search adds reachability from every candidate, the replay takes the first candidate that
-reproduces all of a side's search outputs.  Those events are chosen on the search samples and bounded
-on fresh ones like every other; an estimated centre is no proof, so their findings never say
-``proven_empty`` (the event records no query values).
+* ``"float-support"`` (mechanisms exposing ``noise``, or black boxes drawing a known sampler's):
+  outputs an exact replay of the noise reproduces from no uniform index under one query value
+  (:func:`.float_support.support_match`), on the same coordinates; used only when every search
+  output is reproduced from its own query value (self-consistency), else skipped with a note.
 * ``"correlated-noise"`` (vector float outputs): the difference range of two coordinates
   (:mod:`.correlation`).
+
+When the query values are not known (a dataset function without ``query``, an opaque library), the
+first two run on centres estimated from each side's search outputs (:func:`.lattice.candidate_centres`):
+the lattice search adds reachability from every candidate, the replay takes the first candidate that
+reproduces all of a side's search outputs.  A mechanism that hides its noise gets the replay of a
+known sampler's noise identified on the search outputs (:func:`.float_support.identify_noise`).
+Those events are chosen on the search samples and bounded on fresh ones like every other; an
+estimate is no proof, so their findings never say ``proven_empty`` (the event records no query values).
 
 An event joins the search only with a positive strict search bound (:func:`_scored`).
 """
