@@ -61,7 +61,7 @@ __all__ = [
 
 _MANTISSA_MASK = np.uint64((1 << 52) - 1)
 MAX_DENOMINATOR = 16
-MAX_CENTRES = 8
+MAX_CENTRES = 4
 CENTRE_CHECK_ROWS = 2_000
 
 
@@ -163,11 +163,12 @@ class NotReachableFrom:
         reachable = ~np.isfinite(y)
         with np.errstate(over="ignore", invalid="ignore"):
             nearest = y - q
-            for step in range(-2, 3):
+            reachable |= (q + nearest) == y
+            for direction in (np.inf, -np.inf):  # n0 and its two neighbours on either side
                 candidate = nearest
-                for _ in range(abs(step)):
-                    candidate = np.nextafter(candidate, np.inf if step > 0 else -np.inf)
-                reachable |= (q + candidate) == y
+                for _ in range(2):
+                    candidate = np.nextafter(candidate, direction)
+                    reachable |= (q + candidate) == y
         return ~reachable
 
     def describe(self) -> str:
@@ -189,7 +190,7 @@ def default_events(
 ) -> list[LatticeEvent]:
     """The standard families: reachability from each of ``queries``, grids 2^p for p in ``powers``,
     low-bit patterns up to ``max_width`` bits, and the exponents seen in ``outputs``."""
-    events: list[LatticeEvent] = [NotReachableFrom(float(q)) for q in queries]
+    events: list[LatticeEvent] = [NotReachableFrom(q) for q in dict.fromkeys(float(q) for q in queries)]
     events += [NotMultipleOf(p) for p in powers]
     events += [MantissaLowBits(w, pat) for w in range(1, max_width + 1) for pat in range(1 << w)]
     seen = np.unique(np.frexp(_as_doubles(outputs))[1]) if len(np.atleast_1d(outputs)) else []

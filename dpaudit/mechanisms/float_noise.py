@@ -148,10 +148,17 @@ def libm_log(x: np.ndarray) -> np.ndarray:
 def numpy_laplace_noise(b: float) -> FloatNoise:
     """numpy's ``Generator.laplace(0, b)`` (and ``RandomState.laplace``, ``scipy.stats.laplace``) as a
     function of its uniform U = k 2^-53 (distributions.c: ``U < 0.5 ? b log(2U) : -b log(2 - 2U)``)."""
+    def exact(u: np.ndarray) -> np.ndarray:  # the slow libm log only where each branch applies
+        u = np.asarray(u, dtype=np.float64)
+        out, low = np.empty(u.shape), u < 0.5
+        out[low] = b * libm_log(u[low] + u[low])
+        out[~low] = -(b * libm_log(2.0 - u[~low] - u[~low]))
+        return out
+
     return FloatNoise(
         lambda u: np.where(u < 0.5, b * np.log(u + u), -(b * np.log(2.0 - u - u))),
         bits=53,
-        exact_function=lambda u: np.where(u < 0.5, b * libm_log(u + u), -(b * libm_log(2.0 - u - u))),
+        exact_function=exact,
         description=f"numpy Generator.laplace(0, {b:g})",
     )
 
