@@ -43,6 +43,7 @@ import numpy as np
 from .._validation import check_positive_int, check_probability_open
 from ..errors import InvalidArgument
 from ..mechanisms.float_noise import FloatNoise, numpy_laplace_noise, textbook_laplace_noise
+from .lattice import candidate_centres
 from .leak_result import LeakFinding, LeakVerdict, finding_from_counts
 
 __all__ = [
@@ -60,7 +61,6 @@ __all__ = [
 
 REPLAY_CHECK_ROWS = 200
 QUICK_CHECK_ROWS = 16
-MAX_IDENTIFY_CENTRES = 4
 MAX_SCALES = 12
 SCALE_TOLERANCE = 0.05
 KNOWN_NOISES = {"numpy-laplace": numpy_laplace_noise, "textbook-laplace": textbook_laplace_noise}
@@ -137,14 +137,12 @@ def _reproduces(noise: FloatNoise, outputs: np.ndarray, centre: float) -> bool:
 
 
 def replayed_centre(noise: FloatNoise, outputs: Any) -> float | None:
-    """For an unknown query value: the first of :func:`.lattice.candidate_centres` (nearest the
-    median first) from which the replay reproduces *every* output (self-consistency), else None.
+    """For an unknown query value: the first of :func:`.lattice.candidate_centres` (the simplest
+    near the median first) from which the replay reproduces *every* output (self-consistency), else None.
 
     The centre is chosen on these outputs, so an event built on it is only as good as its
     verification on fresh samples: it proves nothing.
     """
-    from .lattice import candidate_centres
-
     y = np.asarray(outputs, dtype=np.float64).reshape(-1)
     return next((c for c in candidate_centres(y) if _reproduces(noise, y, c)), None)
 
@@ -199,18 +197,16 @@ class IdentifiedNoise:
 
 
 def identify_noise(outputs_a: Any, outputs_b: Any) -> IdentifiedNoise | None:
-    """The first model of ``KNOWN_NOISES`` (in order), scale of :func:`candidate_scales` and centre of
-    :func:`.lattice.candidate_centres` (at most ``MAX_IDENTIFY_CENTRES``) that reproduces every output
-    of ``outputs_a``, provided the replay also reproduces every output of ``outputs_b`` from one of
-    its own candidate centres; None when none does.  Use on search samples only.
+    """The first centre of :func:`.lattice.candidate_centres`, scale of :func:`candidate_scales` and
+    model of ``KNOWN_NOISES`` (in that nesting) whose replay reproduces every output of ``outputs_a``,
+    provided it also reproduces every output of ``outputs_b`` from one of that side's candidate
+    centres; None when none does.  Use on search samples only.
     """
-    from .lattice import candidate_centres
-
     ya = np.asarray(outputs_a, dtype=np.float64).reshape(-1)
     yb = np.asarray(outputs_b, dtype=np.float64).reshape(-1)
     if ya.size == 0 or yb.size == 0 or not (np.isfinite(ya).all() and np.isfinite(yb).all()):
         return None
-    for centre in candidate_centres(ya)[:MAX_IDENTIFY_CENTRES]:
+    for centre in candidate_centres(ya):
         for scale in candidate_scales(ya, centre):
             for model, make in KNOWN_NOISES.items():
                 noise = make(scale)
