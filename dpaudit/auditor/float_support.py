@@ -12,6 +12,15 @@ outputs (the porous float support is Mironov 2012, "On significance of the least
 differential privacy", CCS; the search here finds the boundary index k*, then tests equality at k* and
 k* +- 1 as a guard against a libm that is not exactly monotone).
 
+**Black boxes.**  A mechanism that does not expose its noise may still draw it with one of the
+common samplers of :data:`KNOWN_NOISES` (numpy's ``Generator.laplace``, the textbook
+``-b log(u)`` with a random sign).  :func:`identify_noise` tries them with scales near the mean
+absolute deviation of the outputs and centres near their median (:func:`.lattice.candidate_centres`),
+and keeps the first model that reproduces *every* search output of both inputs, each from its own
+centre.  Everything identified is chosen on the search samples: an event built on it is bounded on
+fresh samples like every other, and proves nothing (the model or the centre could be wrong, and
+then M(b) could reach the event).
+
 Soundness rests on the replay repeating the sampler's float operations, so before any "impossible"
 verdict the check confirms that *every* output is consistent with its own true query value
 (self-consistency); if one is not, it refuses to decide (verdict ``inconclusive``).
@@ -24,6 +33,7 @@ lower bound bounds delta at every epsilon (see :mod:`dpaudit.auditor.leak_result
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -32,10 +42,28 @@ import numpy as np
 
 from .._validation import check_positive_int, check_probability_open
 from ..errors import InvalidArgument
-from ..mechanisms.float_noise import FloatNoise
+from ..mechanisms.float_noise import FloatNoise, numpy_laplace_noise, textbook_laplace_noise
+from .lattice import candidate_centres
 from .leak_result import LeakFinding, LeakVerdict, finding_from_counts
 
-__all__ = ["SupportMatch", "float_support_check", "query_array", "query_value", "support_match"]
+__all__ = [
+    "KNOWN_NOISES",
+    "IdentifiedNoise",
+    "SupportMatch",
+    "candidate_scales",
+    "float_support_check",
+    "identify_noise",
+    "query_array",
+    "query_value",
+    "replayed_centre",
+    "support_match",
+]
+
+REPLAY_CHECK_ROWS = 200
+QUICK_CHECK_ROWS = 16
+MAX_SCALES = 12
+SCALE_TOLERANCE = 0.05
+KNOWN_NOISES = {"numpy-laplace": numpy_laplace_noise, "textbook-laplace": textbook_laplace_noise}
 
 
 @dataclass(frozen=True)
@@ -101,12 +129,109 @@ def support_match(noise: FloatNoise, outputs: Any, query: float) -> SupportMatch
     return SupportMatch(consistent=consistent, index=index, sign=sign_used)
 
 
+def _reproduces(noise: FloatNoise, outputs: np.ndarray, centre: float) -> bool:
+    """Every output is fl(centre + s * noise(k 2^-bits)) for some (s, k): tried on the first
+    ``QUICK_CHECK_ROWS``, then ``REPLAY_CHECK_ROWS`` outputs before all of them (most candidates fail at once)."""
+    return all(support_match(noise, outputs[:rows], centre).consistent.all()
+               for rows in (QUICK_CHECK_ROWS, REPLAY_CHECK_ROWS, outputs.size))
+
+
+def replayed_centre(noise: FloatNoise, outputs: Any) -> float | None:
+    """For an unknown query value: the first of :func:`.lattice.candidate_centres` (the simplest
+    near the median first) from which the replay reproduces *every* output (self-consistency), else None.
+
+    The centre is chosen on these outputs, so an event built on it is only as good as its
+    verification on fresh samples: it proves nothing.
+    """
+    y = np.asarray(outputs, dtype=np.float64).reshape(-1)
+    return next((c for c in candidate_centres(y) if _reproduces(noise, y, c)), None)
+
+
+def candidate_scales(outputs: Any, centre: float, max_denominator: int = 16) -> tuple[float, ...]:
+    """Candidate noise scales b for Laplace outputs around ``centre``, at most ``MAX_SCALES``.
+
+    The estimate is b^ = mean |y - centre| (the Laplace maximum-likelihood scale; relative standard
+    error 1 / sqrt(n)).  Scales in code are mostly Delta / epsilon or 1 / (epsilon n) written as one
+    division, so the candidates are the doubles j / d and d / j (d = 1..``max_denominator``, j an
+    integer) within ``SCALE_TOLERANCE`` of b^ in relative terms: those within three standard errors
+    of b^ with the smallest d first (the simplest explanation), then the rest by distance to b^.
+    """
+    y = np.asarray(outputs, dtype=np.float64).reshape(-1)
+    y = y[np.isfinite(y)]
+    if y.size == 0:
+        return ()
+    estimate = float(np.mean(np.abs(y - centre)))
+    if not (math.isfinite(estimate) and estimate > 0):
+        return ()
+    low, high = estimate * (1 - SCALE_TOLERANCE), estimate * (1 + SCALE_TOLERANCE)
+    close = 3.0 * estimate / math.sqrt(y.size)
+    found: dict[float, int] = {}
+    for d in range(1, max_denominator + 1):
+        for j in range(max(1, math.ceil(low * d)), math.floor(high * d) + 1):  # j / d
+            found.setdefault(float(j) / d, d)
+        for j in range(max(1, math.ceil(d / high)), math.floor(d / low) + 1):  # d / j
+            found.setdefault(float(d) / j, d)
+
+    def order(b: float) -> tuple[bool, int, float]:
+        near = abs(b - estimate) <= close
+        return (not near, found[b] if near else 0, abs(b - estimate))
+
+    return tuple(sorted((b for b in found if low <= b <= high), key=order))[:MAX_SCALES]
+
+
+@dataclass(frozen=True)
+class IdentifiedNoise:
+    """A known noise model (``KNOWN_NOISES[model]`` at ``scale``) that reproduces every search output
+    of both inputs, from the centres ``centres`` = (c_a, c_b); all of it estimated, nothing proved."""
+
+    model: str
+    scale: float
+    centres: tuple[float, float]
+
+    @property
+    def noise(self) -> FloatNoise:
+        return KNOWN_NOISES[self.model](self.scale)
+
+    def describe(self) -> str:
+        return f"{self.model}, scale {self.scale!r}"
+
+
+def identify_noise(outputs_a: Any, outputs_b: Any) -> IdentifiedNoise | None:
+    """The first centre of :func:`.lattice.candidate_centres`, scale of :func:`candidate_scales` and
+    model of ``KNOWN_NOISES`` (in that nesting) whose replay reproduces every output of ``outputs_a``,
+    provided it also reproduces every output of ``outputs_b`` from one of that side's candidate
+    centres; None when none does.  Use on search samples only.
+    """
+    ya = np.asarray(outputs_a, dtype=np.float64).reshape(-1)
+    yb = np.asarray(outputs_b, dtype=np.float64).reshape(-1)
+    if ya.size == 0 or yb.size == 0 or not (np.isfinite(ya).all() and np.isfinite(yb).all()):
+        return None
+    for centre in candidate_centres(ya):
+        for scale in candidate_scales(ya, centre):
+            for model, make in KNOWN_NOISES.items():
+                noise = make(scale)
+                if _reproduces(noise, ya, centre):
+                    other = replayed_centre(noise, yb)
+                    if other is not None:
+                        return IdentifiedNoise(model, scale, (centre, other))
+    return None
+
+
 def query_array(mechanism: Any, data: Any) -> np.ndarray:
-    """The query value(s) the noise is added to: ``data`` itself for query-value mechanisms, else f(data)."""
+    """The query value(s) the noise is added to: ``data`` itself for query-value mechanisms, else f(data).
+
+    A dataset mechanism that declares no ``query`` has no known query value (its data are records,
+    not the value the noise is added to): InvalidArgument then.
+    """
     from ..neighbours import QueryDistance
 
-    if isinstance(mechanism.neighbours, QueryDistance) or mechanism.query is None:
+    if isinstance(mechanism.neighbours, QueryDistance):
         return np.asarray(data, dtype=np.float64)
+    if mechanism.query is None:
+        raise InvalidArgument(
+            f"mechanism {getattr(mechanism, 'name', mechanism)!r} takes datasets and declares no query: "
+            "its query values are unknown (declare query=... on the Mechanism)"
+        )
     return np.asarray(mechanism.query(data), dtype=np.float64)
 
 

@@ -23,6 +23,13 @@ membership vectorised with ``np.frexp`` and ``uint64`` views, exact for every fi
 
 :func:`find_lattice_event` picks, from search-stage samples under a and b, the event with hits under
 one input and none under the other; :func:`lattice_check` verifies it on fresh samples.
+
+**Unknown query value** (a dataset function without ``query``, an opaque library):
+:func:`candidate_centres` proposes, from one side's search outputs, the doubles fl(j / d) near their
+median (integer counts and sums, means of integer records), and :class:`NotReachableFrom` each of them
+joins the search.  An estimated centre proves nothing -- the true q_b may differ from it, and then
+fl(q_b + n) may reach the event -- so such an event is only *verified* on fresh samples, like every
+other event, and never reported as proven empty.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ __all__ = [
     "MantissaLowBits",
     "NotMultipleOf",
     "NotReachableFrom",
+    "candidate_centres",
     "default_events",
     "find_lattice_event",
     "hit_counts",
@@ -52,6 +60,9 @@ __all__ = [
 ]
 
 _MANTISSA_MASK = np.uint64((1 << 52) - 1)
+MAX_DENOMINATOR = 16
+MAX_CENTRES = 4
+CENTRE_CHECK_ROWS = 2_000
 
 
 def _as_doubles(outputs: Any) -> np.ndarray:
@@ -152,11 +163,12 @@ class NotReachableFrom:
         reachable = ~np.isfinite(y)
         with np.errstate(over="ignore", invalid="ignore"):
             nearest = y - q
-            for step in range(-2, 3):
+            reachable |= (q + nearest) == y
+            for direction in (np.inf, -np.inf):  # n0 and its two neighbours on either side
                 candidate = nearest
-                for _ in range(abs(step)):
-                    candidate = np.nextafter(candidate, np.inf if step > 0 else -np.inf)
-                reachable |= (q + candidate) == y
+                for _ in range(2):
+                    candidate = np.nextafter(candidate, direction)
+                    reachable |= (q + candidate) == y
         return ~reachable
 
     def describe(self) -> str:
@@ -178,12 +190,49 @@ def default_events(
 ) -> list[LatticeEvent]:
     """The standard families: reachability from each of ``queries``, grids 2^p for p in ``powers``,
     low-bit patterns up to ``max_width`` bits, and the exponents seen in ``outputs``."""
-    events: list[LatticeEvent] = [NotReachableFrom(float(q)) for q in queries]
+    events: list[LatticeEvent] = [NotReachableFrom(q) for q in dict.fromkeys(float(q) for q in queries)]
     events += [NotMultipleOf(p) for p in powers]
     events += [MantissaLowBits(w, pat) for w in range(1, max_width + 1) for pat in range(1 << w)]
     seen = np.unique(np.frexp(_as_doubles(outputs))[1]) if len(np.atleast_1d(outputs)) else []
     events += [ExponentIs(int(e)) for e in seen]
     return events
+
+
+def candidate_centres(outputs: Any, max_denominator: int = MAX_DENOMINATOR) -> tuple[float, ...]:
+    """Candidate query values q of outputs y = fl(q + noise), for when q is not known.
+
+    With m the median of the finite outputs (the centre of a symmetric noise) and s = IQR / sqrt(n)
+    a robust standard error of it, the candidates are the doubles fl(j / d) for d = 1..``max_denominator``
+    and the integers j within max(1, 4 s d) of d m (at most 8 either side): the query values of
+    dataset functions are mostly integers (counts, sums, histogram bins) or means of integer records,
+    j / len(D) rounded once (what ``np.mean`` returns for them).  Kept are the candidates c from which
+    every one of the first ``CENTRE_CHECK_ROWS`` outputs is reachable (:class:`NotReachableFrom` ``(c)``
+    has no hit there): the others cannot be the outputs' centre.  Order: those within 4 s of m with the
+    smallest denominator first (the simplest explanation), then the rest by distance to m; at most
+    ``MAX_CENTRES``.  The search samples choose them; nothing about them is proved.
+    """
+    y = _as_doubles(outputs)
+    y = y[np.isfinite(y)]
+    if y.size == 0:
+        return ()
+    median = float(np.median(y))
+    q25, q75 = np.percentile(y, [25, 75])
+    spread = 4.0 * float(q75 - q25) / math.sqrt(y.size)
+    values: dict[float, int] = {}
+    for d in range(1, check_positive_int("max_denominator", max_denominator) + 1):
+        if not math.isfinite(median * d) or not math.isfinite(spread * d):
+            break
+        middle, half = round(median * d), min(8, max(1, math.ceil(spread * d)))
+        for j in range(middle - half, middle + half + 1):
+            values.setdefault(float(j) / d, d)
+    head = y[:CENTRE_CHECK_ROWS]
+
+    def order(c: float) -> tuple[bool, int, float]:
+        close = abs(c - median) <= max(spread, 0.0)
+        return (not close, values[c] if close else 0, abs(c - median))
+
+    ranked = sorted((c for c in values if math.isfinite(c)), key=order)
+    return tuple(c for c in ranked if not NotReachableFrom(c).contains(head).any())[:MAX_CENTRES]
 
 
 def hit_counts(outputs: Any, events: list[LatticeEvent]) -> list[int]:
@@ -230,10 +279,10 @@ def find_lattice_event(
     outputs_a: Any,
     outputs_b: Any,
     events: list[LatticeEvent] | None = None,
-    queries: tuple[float, float] | None = None,
+    queries: tuple[float, ...] | None = None,
 ) -> LatticeChoice | None:
-    """Among ``events`` (default: :func:`default_events`), the one with the most hits under one
-    input and none under the other.
+    """Among ``events`` (default: :func:`default_events`, with reachability from each of ``queries``),
+    the one with the most hits under one input and none under the other.
 
     Returns None when no event has that shape.  Use on search-stage samples only; bound the chosen
     event on fresh samples (selection on the same samples would bias the bound).
@@ -268,17 +317,21 @@ def lattice_check(
     ``NotMultipleOf(p)`` with p <= k - 53 for 2^k <= |q| of the empty side, the lemma proves that
     side's probability is 0 for any mechanism releasing fl(q + noise) (the finding says so); the
     search then also tries :class:`NotReachableFrom` each query value, proved empty the same way.
+    Without ``queries`` it tries :class:`NotReachableFrom` each of :func:`candidate_centres` of the
+    search outputs instead, and proves nothing.
     """
     n_search, n_verify = check_positive_int("n_search", n_search), check_positive_int("n_verify", n_verify)
     check_probability_open("confidence", confidence)
     rng = np.random.default_rng(seed)
     search_a, search_b = _scalar_outputs(mechanism, a, n_search, rng), _scalar_outputs(mechanism, b, n_search, rng)
+    centres = queries if queries is not None else candidate_centres(search_a) + candidate_centres(search_b)
     method = (
         f"search: {n_search} outputs per side, lattice event families (grids 2^p, significand low bits, "
-        f"exponents), pick the event with most hits on one side and none on the other; verify: {n_verify} "
+        f"exponents, reachability from {'the query values' if queries is not None else 'centres estimated on them'}), "
+        f"pick the event with most hits on one side and none on the other; verify: {n_verify} "
         f"fresh outputs per side, Clopper-Pearson union bound at confidence {confidence:g}"
     )
-    choice = find_lattice_event(search_a, search_b, queries=queries)
+    choice = find_lattice_event(search_a, search_b, queries=tuple(centres))
     if choice is None:
         return finding_from_counts(
             check="lattice", claim=mechanism.claim, pair=(a, b), event="no lattice event separates the search samples",
@@ -305,6 +358,9 @@ def lattice_check(
             f"By the ulp-lattice lemma every fl(q + n) with |q| >= 2^{math.frexp(queries[1])[1] - 1} is a multiple "
             f"of 2^{lemma_grid_power(queries[1])}, so outputs of M(b) never fall in it."
         )
+    elif isinstance(choice.event, NotReachableFrom):
+        why = (f"No double n gives fl({choice.event.query!r} + n) in this set, and {choice.event.query!r} was "
+               "estimated from the search outputs as the centre of M(b) (not proved to be q_b).")
     else:
         why = "The binary representation of the output depends on the input."
     return finding_from_counts(

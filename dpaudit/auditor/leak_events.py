@@ -13,7 +13,9 @@ extra alpha).  The events:
   :mod:`.lattice`; Mironov 2012), so a support mismatch there is a certificate of infinite loss and
   the reported bound is only capped by the sample size.
 * :class:`OutsideSupport` -- outputs (or one coordinate of them) that an exact replay of the
-  exposed noise reproduces from no uniform index under q (:func:`.float_support.support_match`).
+  exposed noise reproduces from no uniform index under q (:func:`.float_support.support_match`); for
+  a black box, of a known sampler's noise identified on the search outputs
+  (:func:`.float_support.identify_noise`; then nothing is proved).
 * :class:`CoordinateDifference` -- {lo <= y_i - y_j <= hi}, the difference range of two coordinates
   seen under one input (:mod:`.correlation`): correlated noise cancels in the difference, which
   then reveals the difference of the true answers.
@@ -94,7 +96,11 @@ class LatticeEvent:
 
 @dataclass(frozen=True)
 class OutsideSupport:
-    """Outputs no (sign, uniform index) of the exposed float noise reproduces under query value ``query``."""
+    """Outputs no (sign, uniform index) of the float noise reproduces under query value ``query``.
+
+    The noise is the mechanism's own, or -- ``model`` = (name, scale) -- the model of
+    :data:`.float_support.KNOWN_NOISES` identified on the search outputs of a black box.
+    """
 
     query: float
     noise: Any = field(compare=False, repr=False)
@@ -102,6 +108,7 @@ class OutsideSupport:
     coordinate: int | None = None  # None: scalar outputs; else the coordinate of vector outputs
     queries: tuple[float, float] | None = field(default=None, compare=False)
     key: str | None = field(default=None, compare=False)  # the dict key of the coordinate, for reading
+    model: tuple[str, float] | None = None
 
     def contains(self, rows: np.ndarray) -> np.ndarray:
         from ..errors import InvalidArgument
@@ -112,12 +119,14 @@ class OutsideSupport:
         return ~support_match(self.noise, rows[:, self.coordinate or 0].astype(np.float64), self.query).consistent
 
     def describe(self) -> str:
-        text = f"output is reproduced by no sign and uniform index of the noise under q = {self.query!r}"
+        noise = "the noise" if self.model is None else f"the identified noise ({self.model[0]}, scale {self.model[1]!r})"
+        text = f"output is reproduced by no sign and uniform index of {noise} under q = {self.query!r}"
         return text if self.coordinate is None else f"output[{_where(self)}]: {text}"
 
     def as_dict(self) -> dict[str, Any]:
         where = {} if self.coordinate is None else {"coordinate": self.coordinate}
-        return {"type": "float-support", "query": self.query, **where, **_evidence_spec(self)}
+        model = {} if self.model is None else {"model": [self.model[0], float(self.model[1]).hex()]}
+        return {"type": "float-support", "query": self.query, **where, **model, **_evidence_spec(self)}
 
 
 def _where(event: Any) -> str:
@@ -171,6 +180,12 @@ def leak_event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
         fields = {k: v for k, v in spec.items() if k not in ("type", "kind", "witness", "coordinate", "queries", "key")}
         return LatticeEvent(getattr(lattice, spec["kind"])(**fields), witness, coordinate, queries, spec.get("key"))
     if kind == "float-support":
+        if "model" in spec:  # a noise model identified on a black box's search outputs
+            from .float_support import KNOWN_NOISES
+
+            name, scale = spec["model"][0], float.fromhex(spec["model"][1])
+            return OutsideSupport(float(spec["query"]), KNOWN_NOISES[name](scale), witness, coordinate, queries,
+                                  spec.get("key"), (name, scale))
         return OutsideSupport(float(spec["query"]), noise, witness, coordinate, queries, spec.get("key"))
     if kind == "difference":
         keys = tuple(spec["keys"]) if "keys" in spec else None
@@ -200,9 +215,25 @@ def _why(family: str, event: Any, q_b: float | None) -> tuple[str, bool]:
         if isinstance(inner, NotMultipleOf) and grid is not None and inner.power <= grid:
             return (f"by the ulp-lattice lemma every fl(q_b + n) with q_b = {q_b!r} is a multiple of 2^{grid}, so M(b) "
                     "never outputs an element of S, while M(a) does: an infinite privacy loss (Mironov 2012)"), True
+        if isinstance(inner, NotReachableFrom) and q_b is None:
+            return (f"the query value is unknown; {inner.query!r}, estimated from the search outputs as a centre of "
+                    f"the outputs, reaches no element of S by fl({inner.query!r} + n) for any double n, and the fresh "
+                    "outputs of M(b) avoided S while those of M(a) did not: the binary representation of the output "
+                    "depends on the input (float lattice; Mironov 2012), which DP forbids (observed, not proved: "
+                    "the centre is an estimate)"), False
         return "the binary representation of the output depends on the input (float lattice), which DP forbids", False
     if family == "float-support":
         proved = q_b is not None and event.query == q_b
+        if event.model is not None:
+            return (f"the mechanism hides its noise; {event.model[0]} noise of scale {event.model[1]!r}, identified on "
+                    f"the search outputs, reproduces every one of them, those of M(b) from the centre {event.query!r}, "
+                    "but no element of S from it, while M(a) outputs elements of S: the output's doubles reveal the "
+                    "input (Mironov 2012; observed, not proved: the noise model and the centre are estimates)"), False
+        if q_b is None:
+            return (f"the query value is unknown; an exact replay of the float noise reproduces every search output "
+                    f"of M(b) from the centre {event.query!r} estimated on them, and none of S from it, while M(a) "
+                    "outputs elements of S: the output's doubles reveal the input (Mironov 2012; observed, not "
+                    "proved: the centre is an estimate)"), False
         return ("an exact replay of the float noise reproduces these outputs from q_a but from no sign and uniform "
                 "index under q_b: P_b(S) = 0, an infinite privacy loss (Mironov 2012)"), proved
     return ("the difference of two coordinates carries (almost) no noise, so it reveals the difference of the true "

@@ -76,8 +76,11 @@ class SearchOutcome:
 def _leak_events_of(
     mechanism: Any, pair: tuple[Any, Any], score: Scorer, checks: tuple[str, ...], categorical: frozenset[int]
 ) -> ExtraFamilies:
-    """The leak-check events of ``pair`` (:func:`numeric_leak_families`) as an ``extra`` of the shortlist."""
-    return lambda fit_a, fit_b: numeric_leak_families(mechanism, pair, fit_a, fit_b, score, checks, categorical)[0]
+    """The leak-check events of ``pair`` (:func:`numeric_leak_families`, without identifying hidden float
+    noise) as an ``extra`` of the shortlist."""
+    return lambda fit_a, fit_b: numeric_leak_families(
+        mechanism, pair, fit_a, fit_b, score, checks, categorical, identify=False
+    )[0]
 
 
 def _on_coordinates(event: Any, numeric: list[int]) -> Any:
@@ -95,6 +98,7 @@ def numeric_leak_families(
     score: Scorer,
     checks: tuple[str, ...],
     categorical: frozenset[int] = frozenset(),
+    identify: bool = True,
 ) -> tuple[list[Scored], list[str]]:
     """:func:`.leak_families.leak_families` on the coordinates that hold numbers.
 
@@ -102,11 +106,12 @@ def numeric_leak_families(
     checks look at the other coordinates only -- a raw float beside a label still gets them.
     """
     if not categorical:
-        return leak_families(mechanism, pair, rows_a, rows_b, score, checks)
+        return leak_families(mechanism, pair, rows_a, rows_b, score, checks, identify=identify)
     numeric = [i for i in range(rows_a.shape[1]) if i not in categorical]
     if not numeric:
         return [], []
-    found, notes = leak_families(mechanism, pair, rows_a[:, numeric], rows_b[:, numeric], score, checks)
+    found, notes = leak_families(mechanism, pair, rows_a[:, numeric], rows_b[:, numeric], score, checks,
+                                 identify=identify)
     return [replace(s, event=_on_coordinates(s.event, numeric)) for s in found], notes
 
 

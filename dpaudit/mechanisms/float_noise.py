@@ -53,7 +53,7 @@ import numpy as np
 from .._validation import check_positive_int
 from ..errors import InvalidArgument
 
-__all__ = ["FloatNoise"]
+__all__ = ["FloatNoise", "libm_log", "numpy_laplace_noise", "textbook_laplace_noise"]
 
 
 @dataclass(frozen=True)
@@ -138,3 +138,31 @@ class FloatNoise:
         sign = np.where(rng.random(n) < 0.5, -1.0, 1.0) if self.signed else 1.0
         with np.errstate(invalid="ignore", over="ignore"):
             return np.float64(query) + sign * self.noise(index, exact=True)
+
+
+def libm_log(x: np.ndarray) -> np.ndarray:
+    """The C library's log, element by element: what numpy's own samplers call (bit-exact replay)."""
+    return np.frompyfunc(lambda t: math.log(t) if t > 0 else -math.inf, 1, 1)(x).astype(float)
+
+
+def numpy_laplace_noise(b: float) -> FloatNoise:
+    """numpy's ``Generator.laplace(0, b)`` (and ``RandomState.laplace``, ``scipy.stats.laplace``) as a
+    function of its uniform U = k 2^-53 (distributions.c: ``U < 0.5 ? b log(2U) : -b log(2 - 2U)``)."""
+    def exact(u: np.ndarray) -> np.ndarray:  # the slow libm log only where each branch applies
+        u = np.asarray(u, dtype=np.float64)
+        out, low = np.empty(u.shape), u < 0.5
+        out[low] = b * libm_log(u[low] + u[low])
+        out[~low] = -(b * libm_log(2.0 - u[~low] - u[~low]))
+        return out
+
+    return FloatNoise(
+        lambda u: np.where(u < 0.5, b * np.log(u + u), -(b * np.log(2.0 - u - u))),
+        bits=53,
+        exact_function=exact,
+        description=f"numpy Generator.laplace(0, {b:g})",
+    )
+
+
+def textbook_laplace_noise(b: float) -> FloatNoise:
+    """The textbook inverse-CDF Laplace s * (-b ln u), u = 1 - ``rng.random()``, s a fair sign (Mironov 2012)."""
+    return FloatNoise(lambda u: -b * np.log(u), bits=53, signed=True, description=f"-{b:g} log(u), random sign")

@@ -20,10 +20,18 @@ import time
 import numpy as np
 import pytest
 
-from dpaudit.auditor.float_support import float_support_check, support_match
+from dpaudit import AddRemove, Mechanism, PureDP
+from dpaudit.auditor.float_support import (
+    IdentifiedNoise,
+    candidate_scales,
+    float_support_check,
+    identify_noise,
+    support_match,
+)
+from dpaudit.auditor.leak_events import OutsideSupport, leak_event_from_dict
 from dpaudit.auditor.leak_result import LeakVerdict, clopper_pearson_bounds, epsilon_lower_bound
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.float_noise import FloatNoise
+from dpaudit.mechanisms.float_noise import FloatNoise, numpy_laplace_noise
 from tests.auditor.samplers import CONTROLS, LEAKY, textbook_laplace
 
 N = 100_000
@@ -116,3 +124,49 @@ def test_reference_caps_for_support_disjoint_witnesses():
 def test_float_noise_validates(kwargs, message):
     with pytest.raises(InvalidArgument, match=message):
         FloatNoise(**kwargs)
+
+
+def test_identify_noise_finds_numpy_and_textbook_laplace_and_refuses_the_rest():
+    # Black boxes: the model, the exact scale (one division, as code writes it) and both centres.
+    rng = np.random.default_rng(0)
+    cases = [
+        (lambda q, b, n: q + rng.laplace(0, b, n), 2.0, 3.0, 1.0, "numpy-laplace"),
+        (lambda q, b, n: q + rng.laplace(0, b, n), np.mean([1, 0, 1]), np.mean([1, 0, 0]), 1 / 3, "numpy-laplace"),
+        (lambda q, b, n: rng.laplace(q, b, n), 5.0, 6.0, 1 / 0.3, "numpy-laplace"),  # loc added inside numpy
+        (lambda q, b, n: q + np.where(rng.random(n) < 0.5, -1.0, 1.0) * (-b * np.log(1.0 - rng.random(n))),
+         0.0, 1.0, 2.0, "textbook-laplace"),
+    ]
+    for draw, q_a, q_b, b, model in cases:
+        found = identify_noise(draw(q_a, b, 20_000), draw(q_b, b, 20_000))
+        assert found == IdentifiedNoise(model, b, (q_a, q_b)), (model, b, found)
+    for outputs in (2.0 + rng.normal(0, 1, 5_000),  # not a known sampler
+                    np.rint((2.0 + rng.laplace(0, 1, 5_000)) * 2**16) / 2**16,  # snapped: no replay reaches it
+                    2.0 + (rng.geometric(0.6, 5_000) - rng.geometric(0.6, 5_000)).astype(float)):
+        assert identify_noise(outputs, outputs + 1.0) is None
+
+
+def test_candidate_scales_rank_the_simplest_division_first():
+    rng = np.random.default_rng(1)
+    for b in (1.0, 1 / 3, 10.0, 2 / 0.7):
+        scales = candidate_scales(3.0 + rng.laplace(0, b, 50_000), 3.0)
+        assert b in scales[:3] and len(scales) <= 12, (b, scales[:4])
+    assert candidate_scales(np.full(10, 3.0), 3.0) == ()  # no spread: no Laplace scale
+
+
+def test_an_identified_noise_event_survives_a_checkpoint_round_trip():
+    # A resumed audit rebuilds the event from its spec: the model travels in it (exact hex scale).
+    noise = IdentifiedNoise("numpy-laplace", 1 / 3, (2 / 3, 1 / 3))
+    event = OutsideSupport(1 / 3, noise.noise, witness=0.25, model=(noise.model, noise.scale))
+    back = leak_event_from_dict(json.loads(json.dumps(event.as_dict())))
+    assert back == event and back.model == ("numpy-laplace", 1 / 3)
+    rows = (2 / 3 + np.random.default_rng(2).laplace(0, 1 / 3, 2_000)).reshape(-1, 1)
+    assert np.array_equal(back.contains(rows), event.contains(rows)) and event.contains(rows).any()
+    assert "identified noise (numpy-laplace, scale 0.3333333333333333)" in event.describe()
+
+
+def test_dataset_mechanisms_without_query_have_no_query_value():
+    # Their data are records, not the value the noise is added to: the standalone check says what to add.
+    mechanism = Mechanism.from_callable(lambda data, n, rng: sum(data) + rng.laplace(0, 1.0, n), claim=PureDP(1.0),
+                                        neighbours=AddRemove(), noise=numpy_laplace_noise(1.0))
+    with pytest.raises(InvalidArgument, match="declares no query: its query values are unknown"):
+        float_support_check(mechanism, [1], [1, 1], n=100)

@@ -20,6 +20,7 @@ from dpaudit.auditor.lattice import (
     MantissaLowBits,
     NotMultipleOf,
     NotReachableFrom,
+    candidate_centres,
     default_events,
     find_lattice_event,
     hit_counts,
@@ -113,3 +114,16 @@ def test_vector_outputs_are_refused():
     mech = Mechanism.from_callable(lambda q, n, rng: rng.random((n, 2)), claim=PureDP(1.0))
     with pytest.raises(InvalidArgument, match="scalar outputs"):
         lattice_check(mech, 0.0, 1.0, n_search=10, n_verify=10)
+
+
+def test_candidate_centres_find_integer_and_mean_query_values():
+    # Unknown query values: the simplest fractions j / d near the median come first, and a candidate
+    # some output cannot come from is dropped (the reachability test is exact).
+    rng = np.random.default_rng(0)
+    for q, b in ((2.0, 1.0), (3.0, 1.0), (np.mean([1, 0, 1]), 1 / 3), (17.0, 10.0), (1000.0, 1.0)):
+        outputs = q + rng.laplace(0, b, 20_000)
+        centres = candidate_centres(outputs)
+        assert centres[0] == q and len(centres) <= 4, (q, centres)
+        assert not any(NotReachableFrom(c).contains(outputs[:2_000]).any() for c in centres)
+    assert 1.0 not in candidate_centres(np.mean([1, 0, 1]) + rng.laplace(0, 1 / 3, 20_000))  # off 1's lattice
+    assert candidate_centres(np.array([np.nan, np.inf])) == ()

@@ -46,7 +46,7 @@ from ...neighbours import AddRemove
 from ..base import Mechanism, Sampler
 from ..gaussian import classic_sigma, gaussian_density
 from ..laplace import count, laplace_density, laplace_vector, laplace_vector_density
-from ..float_noise import FloatNoise
+from ..float_noise import FloatNoise, numpy_laplace_noise, textbook_laplace_noise
 from ..registry import register
 
 _MIRONOV = "Mironov (2012, CCS) 'On significance of the least significant bits for differential privacy'"
@@ -61,22 +61,6 @@ _FLAW = (
 )
 # f(D) in {0, 1}: the lattice event lives on f(D) = 0, so each pair starts with the side where it occurs.
 _PAIRS = (((), (1,)), ((0,), (0, 1)), ((1,), ()))
-
-
-def _libm_log(x: np.ndarray) -> np.ndarray:
-    """The C library's log, element by element: what numpy's own samplers call (bit-exact replay)."""
-    return np.frompyfunc(lambda t: math.log(t) if t > 0 else -math.inf, 1, 1)(x).astype(float)
-
-
-def _numpy_laplace_noise(b: float) -> FloatNoise:
-    """numpy's Generator.laplace(0, b) as a function of its uniform U = k 2^-53 (distributions.c:
-    ``U < 0.5 ? b log(2U) : -b log(2 - 2U)``), for the exact-support check."""
-    return FloatNoise(
-        lambda u: np.where(u < 0.5, b * np.log(u + u), -(b * np.log(2.0 - u - u))),
-        bits=53,
-        exact_function=lambda u: np.where(u < 0.5, b * _libm_log(u + u), -(b * _libm_log(2.0 - u - u))),
-        description=f"numpy Generator.laplace(0, {b:g})",
-    )
 
 
 def _float_laplace(
@@ -119,7 +103,7 @@ def laplace_float_textbook(epsilon: float = 1.0) -> Mechanism:
         sample,
         f"textbook floating-point Laplace q + s(-b ln u) on a count, eps={epsilon:g}",
         f"{_MIRONOV}, Sect. 3 (the textbook inverse-CDF sampler)",
-        FloatNoise(lambda u: -b * np.log(u), bits=53, signed=True, description=f"-{b:g} log(u), random sign"),
+        textbook_laplace_noise(b),
     )
 
 
@@ -140,7 +124,7 @@ def laplace_scipy(epsilon: float = 1.0) -> Mechanism:
         sample,
         f"scipy.stats.laplace.rvs on a count, scale 1/eps, eps={epsilon:g}",
         f"{_MIRONOV}; scipy.stats.laplace",
-        _numpy_laplace_noise(b),  # scipy draws numpy's laplace(0, 1), then scales: the same doubles
+        numpy_laplace_noise(b),  # scipy draws numpy's laplace(0, 1), then scales: the same doubles
     )
 
 
@@ -159,7 +143,7 @@ def laplace_numpy(epsilon: float = 1.0) -> Mechanism:
         sample,
         f"q + numpy Generator.laplace on a count, scale 1/eps, eps={epsilon:g}",
         f"{_MIRONOV}; numpy.random.Generator.laplace (audited by DP-Sniper and Delta-Siege)",
-        _numpy_laplace_noise(b),
+        numpy_laplace_noise(b),
     )
 
 
@@ -217,7 +201,7 @@ def laplace_histogram_numpy(epsilon: float = 1.0, bins: int = 4) -> Mechanism:
         description=f"Laplace histogram over {bins} categories with numpy float noise, epsilon={epsilon:g}",
         density=lambda: laplace_vector_density(epsilon, 1.0, bins, note=_PROVED_NOTE.format(what="Laplace")),
         pairs=(((), (0,)), ((0,), ()), *exact.pairs),
-        noise=_numpy_laplace_noise(scale),
+        noise=numpy_laplace_noise(scale),
         flaw=("adds Laplace noise to every count in double precision: in the count the neighbour changes (0 against 1) "
               "the set of reachable doubles depends on the count, so some outputs are impossible under one neighbour "
               "and possible under the other"),
