@@ -124,8 +124,10 @@ class AuditResult:
         and why it stopped (``reason``: violation, futility or budget).
     run : dict
         How the audit ran, which does not change its outcome: the executor and its workers, the
-        checkpoint file, how many chunks were resumed from it, and a note when the mechanism could
-        not be shipped to other processes.
+        checkpoint file, how many chunks were resumed from it, a note when the mechanism could
+        not be shipped to other processes, the outputs drawn in all (``draws``, both sides, search and
+        verification), the time inside the mechanism per output (``seconds_per_draw``) and how the
+        sampler batches its draws (``batching``, set by the library adapters).
     findings : tuple of dict
         Findings of the implementation-leak checks (each a plain dict naming the ``check`` that
         produced it and, in ``reason``, why it implies a privacy violation).

@@ -34,6 +34,17 @@ def _parse_json(option: str, text: str) -> Any:
     return _as_input(value)
 
 
+def _distance(text: str) -> int | float:
+    """``--d-in``: a JSON number (an integer stays an integer, as OpenDP's integer distances need)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        value = None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidArgument(f"--d-in={text!r} must be a number, e.g. --d-in 1")
+    return value
+
+
 def _pair(a: str | None, b: str | None) -> tuple[Any, Any] | None:
     if a is None and b is None:
         return None
@@ -84,6 +95,10 @@ def _print_result(result: Any, reproduction: str) -> None:
         click.echo(f"  run     : {run['executor']} ({run['workers']} workers){resumed}")
         if run.get("note"):
             click.echo(f"  note    : {run['note']}")
+        if run.get("batching"):
+            per_draw = run.get("seconds_per_draw")
+            timing = f", {per_draw * 1e6:.1f} us per draw" if per_draw else ""
+            click.echo(f"  batching: {run['batching']}{timing}")
     click.echo(f"  time    : {result.elapsed_s:.2f} s, of which {result.mechanism_s:.2f} s inside the mechanism")
     click.echo(f"  reproduce: {reproduction}")
 
@@ -97,6 +112,13 @@ def _print_result(result: Any, reproduction: str) -> None:
     default=None,
     metavar="RELATION",
     help="Neighbour relation for a plain function: add-remove, replace, local or query-distance[:DELTA[:NORM]].",
+)
+@click.option(
+    "--d-in",
+    "d_in_json",
+    default=None,
+    metavar="NUMBER",
+    help="OpenDP measurements only: the input distance at which the privacy map gives the claim (e.g. 1).",
 )
 @click.option("--a", "a_json", default=None, metavar="JSON", help="First neighbouring input, as JSON.")
 @click.option("--b", "b_json", default=None, metavar="JSON", help="Second neighbouring input, as JSON.")
@@ -130,6 +152,7 @@ def audit(
     epsilon: float | None,
     delta: float | None,
     neighbours: str | None,
+    d_in_json: str | None,
     a_json: str | None,
     b_json: str | None,
     samples: int | None,
@@ -150,6 +173,9 @@ def audit(
 ) -> None:
     """Audit TARGET: a catalogue name, package.module:attr or path/to/file.py:attr.
 
+    The attribute may be a Mechanism, a plain function (give --epsilon), an OpenDP Measurement (give
+    --d-in: the claim is its privacy map there) or a diffprivlib mechanism object (its own claim).
+
     Prints a lower bound on the epsilon TARGET realises and the verdict: violation when it exceeds
     the claim, pass otherwise (underpowered when the sample size could not reach the claim).
     """
@@ -157,6 +183,7 @@ def audit(
     from ..auditor.sampling import fresh_seed
 
     pair = _pair(a_json, b_json)
+    d_in = None if d_in_json is None else _distance(d_in_json)
     seed = fresh_seed() if seed is None else seed
     audited: Any = target
     if neighbours is not None:
@@ -165,7 +192,9 @@ def audit(
         from ..mechanisms.targets import resolve
         from ..neighbours import relation_from_spec
 
-        audited = replace(resolve(target, epsilon=epsilon, delta=delta), neighbours=relation_from_spec(neighbours))
+        audited = replace(
+            resolve(target, epsilon=epsilon, delta=delta, d_in=d_in), neighbours=relation_from_spec(neighbours)
+        )
     checks = [
         name
         for name, off in (("lattice", no_float_checks), ("float-support", no_float_checks),
@@ -189,12 +218,13 @@ def audit(
             early_stopping=not no_early_stop,
             progress=False if as_json else progress,
             checks=checks,
+            d_in=None if neighbours is not None else d_in,
         )
     except MechanismError as exc:
         raise MechanismError(f"{exc} (rerun with --seed {seed})") from exc
     flags = tuple(
         flag
-        for flag, used in ((f"--neighbours {neighbours}", neighbours is not None),
+        for flag, used in ((f"--neighbours {neighbours}", neighbours is not None), (f"--d-in {d_in_json}", d_in is not None),
                            (f"--search-samples {search_samples}", search_samples is not None), ("--no-early-stop", no_early_stop), ("--no-float-checks", no_float_checks),
                            ("--no-correlation-check", no_correlation_check), ("--sensitivity-check", sensitivity_check))
         if used
