@@ -120,7 +120,6 @@ class DiffprivlibSampler:
     Holds the class and its parameters (not the object), so it pickles for process pools.
     """
 
-    reproducible = True
     batching = "one diffprivlib randomise() call per draw (the library has no vectorised form)"
 
     def __init__(self, mechanism: Any) -> None:
@@ -128,11 +127,6 @@ class DiffprivlibSampler:
         self.parameters = _parameters(mechanism)
         self.kind = _kind(mechanism)
         self.secure = isinstance(getattr(mechanism, "_rng", None), secrets.SystemRandom)
-        self.randomness = (
-            "diffprivlib's secure path (SystemRandom), fed by a random.Random seeded from the audit's generator"
-            if self.secure
-            else "a numpy RandomState seeded from the audit's generator"
-        )
 
     def _source(self, rng: np.random.Generator) -> Any:
         seed = int(rng.integers(0, 2**63 - 1))
@@ -214,6 +208,7 @@ def from_mechanism(mechanism: Any, *, epsilon: float | None = None, delta: float
         domain=domain,
         pairs=(pair,),
         source=f"diffprivlib {_version()}",
+        randomness="python-random" if sampler.secure else "random-state",
     )
 
 

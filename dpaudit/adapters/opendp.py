@@ -27,8 +27,9 @@ time per draw.
 
 **Randomness.**  OpenDP samples from the operating system's CSPRNG and cannot be seeded: the audit's
 seed fixes dpaudit's own choices (search/verification split, Poisson sample sizes) but not OpenDP's
-draws, so the sampler is marked ``reproducible = False``.  The library's calls release the GIL, so
-chunks run in threads.
+draws, so the mechanism says ``randomness="own"`` and the audit result ``reproducible=False``.  Measurements do not pickle: audits run in
+process, or in a process pool when the measurement is named by a ``file.py:attr`` target (each
+worker imports it anew).
 """
 
 from __future__ import annotations
@@ -182,13 +183,10 @@ class OpenDPSampler:
     """n draws of an OpenDP measurement on one input: one call of ``make_composition([m] * n)``.
 
     Compositions are built once per size and kept (an audit draws a handful of chunk sizes).
-    Picklable only as far as the measurement is, which OpenDP's are not: process pools get the
-    measurement by target (``file.py:attr``) instead.
     """
 
-    thread_safe = True  # no state between calls; OpenDP releases the GIL while it samples
-    reproducible = False
-    randomness = "OpenDP samples from the operating system's CSPRNG, which cannot be seeded"
+    # Not marked thread_safe: most of a batched call is OpenDP's conversion of the outputs to Python,
+    # under the GIL, so threads measured no faster than one thread (and doubled the time per draw).
 
     def __init__(self, measurement: Any) -> None:
         self.measurement = measurement
@@ -292,6 +290,7 @@ def from_measurement(
         domain=domain,
         pairs=pairs,
         source=f"opendp {_version()}",
+        randomness="own",
     )
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,7 @@ from ..errors import InvalidArgument
 from ..mechanisms.targets import resolve
 from . import bounds
 from .checkpoint import Checkpoint
+from .events import labelled
 from .executors import InProcess, make_executor, ship
 from .leak_events import check_names, leak_findings, sensitivity_finding
 from .pairs import candidate_pairs
@@ -128,6 +130,7 @@ def audit(
     progress: bool | None = None,
     checks: Any = "default",
     d_in: Any = None,
+    randomness: str | None = None,
 ) -> AuditResult:
     """Lower-bound, with confidence ``confidence``, the epsilon that ``target`` realises.
 
@@ -178,6 +181,11 @@ def audit(
     d_in : number, optional
         For an OpenDP ``Measurement`` only: the input distance at which its privacy map gives the
         claim (and the neighbour relation; :mod:`dpaudit.adapters.opendp`).  Required for one.
+    randomness : {"generator", "random-state", "python-random", "own"}, optional
+        For a plain callable: what its randomness argument is (a ``numpy.random.Generator``, a
+        ``numpy.random.RandomState``, a ``random.Random``) or ``"own"`` when it takes none; read
+        from its signature when absent (:meth:`dpaudit.Mechanism.from_callable`).  With ``"own"``
+        the result says ``reproducible=False``.
 
     Returns
     -------
@@ -200,7 +208,7 @@ def audit(
     candidates = check_positive_int("candidates", candidates)
     checks = check_names(checks)
     seed = fresh_seed() if seed is None else check_nonnegative_int("seed", seed)
-    mechanism = resolve(target, epsilon=epsilon, delta=delta, d_in=d_in)
+    mechanism = resolve(target, epsilon=epsilon, delta=delta, randomness=randomness, d_in=d_in)
     claim = mechanism.claim
     claim_delta = float(claim.delta)
     chosen_method = _pick_method(method, claim_delta)
@@ -258,7 +266,7 @@ def audit(
             bar.advance(2 * outcome.samples)
         else:
             outcome = search_stage(draws, pairs, n_search, score, rescore, checks)
-            chosen = _distinct(outcome.found, candidates)
+            chosen = [replace(s, event=labelled(s.event, draws.coding)) for s in _distinct(outcome.found, candidates)]
             if store is not None:
                 store.set_search(search_record(outcome, chosen))
         a, b = pairs[outcome.pair_index]
@@ -279,7 +287,7 @@ def audit(
     if certified is not None and certified.refuted:
         findings.append(certified.finding(claim, confidence))
     elif certified is not None:
-        notes.append(f"probabilistic-DP bad-set test on {certified.bad.event.describe()}: "
+        notes.append(f"probabilistic-DP bad-set test on {labelled(certified.bad.event, draws.coding).describe()}: "
                      + certified.finding(claim, confidence)["reason"])
     notes += list(outcome.notes)
     if "sensitivity" in checks:
@@ -298,6 +306,16 @@ def audit(
     }
     return _result(mechanism, claim, chosen_method, n, seed, confidence, plan, checked, outcome, (a, b), pairs,
                    notes, draws, run, started, tuple(findings), checks, certified)
+
+
+def _reproducibility(mechanism: Any, seed: int) -> str:
+    """One sentence: why the seed does, or does not, reproduce the audit."""
+    if mechanism.reproducible:
+        via = {"random-state": " (the mechanism's RandomState seeded from it)",
+               "python-random": " (the mechanism's random.Random seeded from it)"}.get(mechanism.randomness, "")
+        return f"every draw comes from SeedSequence({seed}){via}"
+    return (f"{mechanism.name!r} draws its own randomness (randomness='own'), which no seed fixes: seed {seed} "
+            "reproduces the audit's sample sizes and chunks, not the mechanism's outputs, so a rerun may differ")
 
 
 def _result(mechanism, claim, method, n, seed, confidence, plan, checked, outcome, pair, pairs, notes, draws, run,
@@ -332,7 +350,7 @@ def _result(mechanism, claim, method, n, seed, confidence, plan, checked, outcom
     pdp_reported = certified is not None and certified.refuted and certified.epsilon_lower_bound > raw_bound
     if pdp_reported:
         raw_bound, (na, nb) = certified.epsilon_lower_bound, certified.sizes  # L of .probabilistic
-        ka, kb, event = sum(certified.hits_a), sum(certified.hits_b), certified.bad.event.describe()
+        ka, kb, event = sum(certified.hits_a), sum(certified.hits_b), labelled(certified.bad.event, draws.coding).describe()
         spec, reported_pair = plain(certified.bad.event.as_dict()), from_plain(plain(certified.bad.pair))
         support_mismatch = kb == 0 and ka > 0
     bound = max(raw_bound, 0.0)
@@ -393,6 +411,8 @@ def _result(mechanism, claim, method, n, seed, confidence, plan, checked, outcom
         run=run,
         findings=findings,
         checks=checks,
+        reproducible=mechanism.reproducible,
+        reproducibility=_reproducibility(mechanism, seed),
     )
 
 

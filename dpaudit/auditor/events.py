@@ -17,14 +17,23 @@ learned linear score); an event is a set of feature values:
   answers, Lyu, Su & Li 2017, Alg. 3).
 
 Every event is a frozen dataclass of plain values, so ``as_dict()`` is JSON-ready.
+
+Outputs that were not numbers (:mod:`dpaudit.mechanisms.outputs`) are coded; :func:`labelled`
+gives an event the texts it needs to read as the mechanism's own outputs -- the label of each code
+in a :class:`ValueSet` or :class:`RowSet` (``output == 'yes'``), the dict key of a coordinate
+(``output['count'] <= 3``), ``True`` / ``False`` for booleans.  Labels and keys are for reading
+only: membership is decided on the codes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Union
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..mechanisms.outputs import OutputCoding
 
 __all__ = [
     "AtomThreshold",
@@ -36,6 +45,7 @@ __all__ = [
     "Threshold",
     "ValueSet",
     "event_from_dict",
+    "labelled",
     "row_keys",
 ]
 
@@ -50,12 +60,14 @@ class Feature:
     ``"max"``, ``"min"``, ``"argmax"``, ``"nonzero"`` (count of non-zero coordinates),
     ``"first-nonzero"`` (index of the first non-zero coordinate, the width when there is none: in
     sparse-vector outputs, the first answered query), ``"first-nonzero-value"`` (the value there, 0
-    when there is none), or ``"linear"`` (the score ``sum_i weights[i] * x_i``).
+    when there is none), or ``"linear"`` (the score ``sum_i weights[i] * x_i``).  ``key`` names a
+    coordinate of a dict output (the key's repr) for reading.
     """
 
     kind: str
     index: int | None = None
     weights: tuple[float, ...] | None = None
+    key: str | None = field(default=None, compare=False)
 
     def values(self, rows: np.ndarray) -> np.ndarray:
         if self.kind == "value":
@@ -87,7 +99,7 @@ class Feature:
         if self.kind == "value":
             return "output"
         if self.kind == "coordinate":
-            return f"output[{self.index}]"
+            return f"output[{self.key if self.key is not None else self.index}]"
         if self.kind == "nonzero":
             return "number of non-zero coordinates"
         if self.kind == "first-nonzero":
@@ -105,6 +117,8 @@ class Feature:
             out["index"] = self.index
         if self.weights is not None:
             out["weights"] = list(self.weights)
+        if self.key is not None:
+            out["key"] = self.key
         return out
 
 
@@ -157,19 +171,27 @@ def _listing(items: list[str], limit: int = 8) -> str:
 
 @dataclass(frozen=True)
 class ValueSet:
-    """``feature in values`` (a union of atoms of a discrete feature)."""
+    """``feature in values`` (a union of atoms of a discrete feature); ``labels`` reads each value
+    as the mechanism returned it (None where it is a plain number)."""
 
     feature: Feature
     values: tuple[float, ...]
+    labels: tuple[str | None, ...] | None = field(default=None, compare=False)
 
     def contains(self, rows: np.ndarray) -> np.ndarray:
         return np.isin(self.feature.values(rows), np.asarray(self.values))
 
     def describe(self) -> str:
-        return f"{self.feature.describe()} in {_listing([_num(v) for v in self.values])}"
+        texts = [_num(v) if text is None else text for v, text in zip(self.values, self.labels or [None] * len(self.values))]
+        if self.labels is not None and len(texts) == 1:
+            return f"{self.feature.describe()} == {texts[0]}"
+        return f"{self.feature.describe()} in {_listing(texts)}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"type": "values", "feature": self.feature.as_dict(), "values": list(self.values)}
+        out = {"type": "values", "feature": self.feature.as_dict(), "values": list(self.values)}
+        if self.labels is not None:
+            out["labels"] = list(self.labels)
+        return out
 
 
 @dataclass(frozen=True)
@@ -205,19 +227,39 @@ def row_keys(rows: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class RowSet:
-    """The whole output row is one of ``patterns`` (vector outputs with few distinct values)."""
+    """The whole output row is one of ``patterns`` (vector outputs with few distinct values).
+
+    ``labels`` reads each pattern's values as the mechanism returned them (None: a plain number),
+    ``keys`` names the coordinates of dict outputs.
+    """
 
     patterns: tuple[tuple[float, ...], ...]
+    labels: tuple[tuple[str | None, ...], ...] | None = field(default=None, compare=False)
+    keys: tuple[str, ...] | None = field(default=None, compare=False)
 
     def contains(self, rows: np.ndarray) -> np.ndarray:
         return np.isin(row_keys(rows), row_keys(np.asarray(self.patterns, dtype=float)))
 
+    def _pattern_text(self, i: int) -> str:
+        texts = [_num(v) if t is None else t
+                 for v, t in zip(self.patterns[i], self.labels[i] if self.labels else [None] * len(self.patterns[i]))]
+        if self.keys is not None and len(self.keys) == len(texts):
+            return "{" + ", ".join(f"{k}: {t}" for k, t in zip(self.keys, texts)) + "}"
+        return "(" + ", ".join(texts) + ")"
+
     def describe(self) -> str:
-        shown = ["(" + ", ".join(_num(v) for v in p) + ")" for p in self.patterns]
+        shown = [self._pattern_text(i) for i in range(len(self.patterns))]
+        if self.labels is not None and len(shown) == 1:
+            return f"output == {shown[0]}"
         return f"output in {_listing(shown, 4)}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"type": "rows", "patterns": [list(p) for p in self.patterns]}
+        out: dict[str, Any] = {"type": "rows", "patterns": [list(p) for p in self.patterns]}
+        if self.labels is not None:
+            out["labels"] = [list(p) for p in self.labels]
+        if self.keys is not None:
+            out["keys"] = list(self.keys)
+        return out
 
 
 @dataclass(frozen=True)
@@ -259,7 +301,14 @@ Event = Union[Threshold, Interval, ValueSet, BinSet, RowSet, AtomThreshold]
 
 def _feature_from_dict(spec: dict[str, Any]) -> Feature:
     weights = spec.get("weights")
-    return Feature(spec["kind"], spec.get("index"), None if weights is None else tuple(float(w) for w in weights))
+    return Feature(spec["kind"], spec.get("index"), None if weights is None else tuple(float(w) for w in weights),
+                   spec.get("key"))
+
+
+def _optional_tuple(values: Any) -> Any:
+    if values is None:
+        return None
+    return tuple(_optional_tuple(v) if isinstance(v, list) else v for v in values)
 
 
 def event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
@@ -277,12 +326,14 @@ def event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
     if kind == "interval":
         return Interval(_feature_from_dict(spec["feature"]), float(spec["lo"]), float(spec["hi"]))
     if kind == "values":
-        return ValueSet(_feature_from_dict(spec["feature"]), tuple(float(v) for v in spec["values"]))
+        return ValueSet(_feature_from_dict(spec["feature"]), tuple(float(v) for v in spec["values"]),
+                        _optional_tuple(spec.get("labels")))
     if kind == "bins":
         edges = tuple(float(e) for e in spec["edges"])
         return BinSet(_feature_from_dict(spec["feature"]), edges, tuple(int(b) for b in spec["bins"]))
     if kind == "rows":
-        return RowSet(tuple(tuple(float(v) for v in p) for p in spec["patterns"]))
+        return RowSet(tuple(tuple(float(v) for v in p) for p in spec["patterns"]), _optional_tuple(spec.get("labels")),
+                      _optional_tuple(spec.get("keys")))
     if kind == "atom-threshold":
         return AtomThreshold(
             _feature_from_dict(spec["atom_feature"]),
@@ -296,3 +347,50 @@ def event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
         f"event type={kind!r} must be one of threshold, interval, values, bins, rows, atom-threshold, lattice, "
         "float-support, difference"
     )
+
+
+def _keyed(feature: Feature, coding: "OutputCoding") -> Feature:
+    key = coding.key(feature.index) if feature.kind == "coordinate" else None
+    return feature if key is None else replace(feature, key=key)
+
+
+def _coordinate_of(feature: Feature) -> int | None:
+    return 0 if feature.kind == "value" else feature.index if feature.kind == "coordinate" else None
+
+
+def _as_atoms(event: Any, coordinate: int) -> ValueSet:
+    """A threshold or interval on a boolean coordinate as the set of its atoms {0, 1} it contains."""
+    atoms = np.array([[0.0], [1.0]])
+    inside = type(event)(Feature("value"), *[getattr(event, f.name) for f in fields(event) if f.name != "feature"])
+    return ValueSet(event.feature, tuple(float(v) for v in atoms[inside.contains(atoms), 0]))
+
+
+def labelled(event: Any, coding: "OutputCoding | None") -> Any:
+    """``event`` with the texts that read it as the mechanism's outputs (see the module docstring).
+
+    A threshold or interval on a boolean coordinate becomes the set of atoms it contains
+    (``output == True``); on outputs that are True or False it is the same set.
+    """
+    if coding is None or coding.plain_numbers:
+        return event
+    if isinstance(event, (Threshold, Interval)):
+        coordinate = _coordinate_of(event.feature)
+        if coordinate is not None and coding.kinds[coordinate] == "bool":
+            event = _as_atoms(event, coordinate)
+    if isinstance(event, ValueSet):
+        coordinate = _coordinate_of(event.feature)
+        if coordinate is not None and coding.kinds[coordinate] != "number":
+            texts = tuple(coding.text(coordinate, v) for v in event.values)
+            event = replace(event, labels=texts)
+    if isinstance(event, RowSet):
+        texts = tuple(tuple(coding.text(i, v) for i, v in enumerate(p)) for p in event.patterns)
+        return replace(event, labels=texts, keys=coding.keys)
+    if isinstance(event, AtomThreshold):
+        return replace(event, atom_feature=_keyed(event.atom_feature, coding), feature=_keyed(event.feature, coding))
+    if hasattr(event, "feature") and isinstance(event.feature, Feature):
+        return replace(event, feature=_keyed(event.feature, coding))
+    if hasattr(event, "key") and getattr(event, "coordinate", None) is not None:  # lattice, float-support
+        return replace(event, key=coding.key(event.coordinate))
+    if hasattr(event, "keys") and hasattr(event, "i") and coding.keys is not None:  # coordinate difference
+        return replace(event, keys=(coding.key(event.i), coding.key(event.j)))
+    return event

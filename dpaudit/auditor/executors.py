@@ -36,6 +36,7 @@ import numpy as np
 
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
+from ..mechanisms.outputs import OutputCoding
 from .shipping import MechanismRef, ship
 
 __all__ = [
@@ -88,6 +89,9 @@ class ChunkTask:
 
 @dataclass(frozen=True)
 class ChunkResult:
+    """One chunk's outcome; ``coding`` says how its outputs became numbers (with the labels seen
+    when the outputs are sent back; counting chunks send none)."""
+
     key: tuple[int, ...]
     rows: int
     hits: tuple[int, ...] | None
@@ -95,6 +99,7 @@ class ChunkResult:
     shape: tuple[int, ...]
     dtype_kind: str
     mechanism_s: float
+    coding: OutputCoding | None = None
 
 
 def _flat(out: np.ndarray) -> np.ndarray:
@@ -110,13 +115,15 @@ def run_chunk(mechanism: Mechanism | MechanismRef, task: ChunkTask) -> ChunkResu
         mechanism = mechanism.build()
     rng = np.random.default_rng(np.random.SeedSequence(task.entropy, spawn_key=task.key))
     start = time.perf_counter()
-    out = mechanism.sample(task.data, task.rows, rng)
+    drawn = mechanism.draw(task.data, task.rows, rng)
     spent = time.perf_counter() - start
+    out = drawn.values
     flat = _flat(out)
     if task.tests is None:
-        return ChunkResult(task.key, task.rows, None, flat, tuple(out.shape[1:]), out.dtype.kind, spent)
+        return ChunkResult(task.key, task.rows, None, flat, tuple(out.shape[1:]), out.dtype.kind, spent, drawn.coding)
     hits = tuple(int(np.count_nonzero(test.contains(flat))) for test in task.tests)
-    return ChunkResult(task.key, task.rows, hits, None, tuple(out.shape[1:]), out.dtype.kind, spent)
+    coding = drawn.coding.without_labels()
+    return ChunkResult(task.key, task.rows, hits, None, tuple(out.shape[1:]), out.dtype.kind, spent, coding)
 
 
 def _run_many(mechanism: Mechanism | MechanismRef, tasks: Sequence[ChunkTask] | bytes) -> list[ChunkResult]:

@@ -78,13 +78,14 @@ class LatticeEvent:
     witness: float | None = field(default=None, compare=False)
     coordinate: int | None = None  # None: scalar outputs; else the coordinate of vector outputs
     queries: tuple[float, float] | None = field(default=None, compare=False)
+    key: str | None = field(default=None, compare=False)  # the dict key of the coordinate, for reading
 
     def contains(self, rows: np.ndarray) -> np.ndarray:
         return self.inner.contains(rows[:, self.coordinate or 0])
 
     def describe(self) -> str:
         text = self.inner.describe()
-        return text if self.coordinate is None else f"output[{self.coordinate}]: {text}"
+        return text if self.coordinate is None else f"output[{_where(self)}]: {text}"
 
     def as_dict(self) -> dict[str, Any]:
         where = {} if self.coordinate is None else {"coordinate": self.coordinate}
@@ -100,6 +101,7 @@ class OutsideSupport:
     witness: float | None = field(default=None, compare=False)
     coordinate: int | None = None  # None: scalar outputs; else the coordinate of vector outputs
     queries: tuple[float, float] | None = field(default=None, compare=False)
+    key: str | None = field(default=None, compare=False)  # the dict key of the coordinate, for reading
 
     def contains(self, rows: np.ndarray) -> np.ndarray:
         from ..errors import InvalidArgument
@@ -111,19 +113,26 @@ class OutsideSupport:
 
     def describe(self) -> str:
         text = f"output is reproduced by no sign and uniform index of the noise under q = {self.query!r}"
-        return text if self.coordinate is None else f"output[{self.coordinate}]: {text}"
+        return text if self.coordinate is None else f"output[{_where(self)}]: {text}"
 
     def as_dict(self) -> dict[str, Any]:
         where = {} if self.coordinate is None else {"coordinate": self.coordinate}
         return {"type": "float-support", "query": self.query, **where, **_evidence_spec(self)}
 
 
+def _where(event: Any) -> str:
+    return event.key if event.key is not None else str(event.coordinate)
+
+
 def _evidence_spec(event: Any) -> dict[str, Any]:
     """The witness as an exact hexadecimal double (``float.hex``) and the pair's query values at the
-    event's coordinate (a, b in the searched pair's order), when the event carries them."""
+    event's coordinate (a, b in the searched pair's order), when the event carries them; the
+    coordinate's dict key when it has one."""
     spec: dict[str, Any] = {} if event.witness is None else {"witness": float(event.witness).hex()}
     if event.queries is not None:
         spec["queries"] = [float(q).hex() for q in event.queries]
+    if event.key is not None:
+        spec["key"] = event.key
     return spec
 
 
@@ -135,16 +144,19 @@ class CoordinateDifference:
     j: int
     lo: float
     hi: float
+    keys: tuple[str, str] | None = field(default=None, compare=False)  # dict keys of i and j, for reading
 
     def contains(self, rows: np.ndarray) -> np.ndarray:
         d = rows[:, self.i] - rows[:, self.j]
         return (d >= self.lo) & (d <= self.hi)
 
     def describe(self) -> str:
-        return f"{self.lo:.6g} <= output[{self.i}] - output[{self.j}] <= {self.hi:.6g}"
+        i, j = self.keys or (self.i, self.j)
+        return f"{self.lo:.6g} <= output[{i}] - output[{j}] <= {self.hi:.6g}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"type": "difference", "i": self.i, "j": self.j, "lo": self.lo, "hi": self.hi}
+        keys = {} if self.keys is None else {"keys": list(self.keys)}
+        return {"type": "difference", "i": self.i, "j": self.j, "lo": self.lo, "hi": self.hi, **keys}
 
 
 def leak_event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
@@ -156,12 +168,13 @@ def leak_event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
     coordinate = int(spec["coordinate"]) if "coordinate" in spec else None
     queries = tuple(float.fromhex(q) for q in spec["queries"]) if "queries" in spec else None
     if kind == "lattice":
-        fields = {k: v for k, v in spec.items() if k not in ("type", "kind", "witness", "coordinate", "queries")}
-        return LatticeEvent(getattr(lattice, spec["kind"])(**fields), witness, coordinate, queries)
+        fields = {k: v for k, v in spec.items() if k not in ("type", "kind", "witness", "coordinate", "queries", "key")}
+        return LatticeEvent(getattr(lattice, spec["kind"])(**fields), witness, coordinate, queries, spec.get("key"))
     if kind == "float-support":
-        return OutsideSupport(float(spec["query"]), noise, witness, coordinate, queries)
+        return OutsideSupport(float(spec["query"]), noise, witness, coordinate, queries, spec.get("key"))
     if kind == "difference":
-        return CoordinateDifference(int(spec["i"]), int(spec["j"]), float(spec["lo"]), float(spec["hi"]))
+        keys = tuple(spec["keys"]) if "keys" in spec else None
+        return CoordinateDifference(int(spec["i"]), int(spec["j"]), float(spec["lo"]), float(spec["hi"]), keys)
     raise ValueError(f"event type={kind!r} is not a leak event")
 
 

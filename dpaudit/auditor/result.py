@@ -9,7 +9,14 @@ from typing import Any
 
 from ..claims import Claim, claim_from_dict
 
-__all__ = ["AuditResult", "Verdict", "VerifiedEvent", "from_plain", "plain"]
+__all__ = ["AuditResult", "Verdict", "VerifiedEvent", "from_plain", "not_reproducible_suffix", "plain"]
+
+
+def not_reproducible_suffix(result: Any) -> str:
+    """What a reproduce command adds when the result cannot be reproduced (empty otherwise)."""
+    if getattr(result, "reproducible", True):
+        return ""
+    return "  # not reproducible: the mechanism draws its own randomness, which the seed does not fix"
 
 
 class Verdict(str, enum.Enum):
@@ -133,6 +140,11 @@ class AuditResult:
         produced it and, in ``reason``, why it implies a privacy violation).
     checks : tuple of str
         The leak checks that ran.
+    reproducible : bool
+        Whether rerunning with ``seed`` gives this result again: False when the mechanism draws its
+        own randomness (``Mechanism.randomness == "own"``), which no seed fixes.
+    reproducibility : str
+        Why, in one sentence.
     """
 
     target: str
@@ -163,14 +175,17 @@ class AuditResult:
     run: dict[str, Any] = field(default_factory=dict)
     findings: tuple[dict[str, Any], ...] = ()
     checks: tuple[str, ...] = ()
+    reproducible: bool = True
+    reproducibility: str = ""
 
     @property
     def violation(self) -> bool:
         return self.verdict is Verdict.VIOLATION
 
     def reproduce(self) -> str:
-        """The command line that reruns this audit."""
-        return f"dpaudit audit {self.target} --seed {self.seed} --samples {self.samples} --confidence {self.confidence:g}"
+        """The command line that reruns this audit (saying so when the mechanism's own randomness defeats the seed)."""
+        command = f"dpaudit audit {self.target} --seed {self.seed} --samples {self.samples} --confidence {self.confidence:g}"
+        return command + not_reproducible_suffix(self)
 
     def summary(self) -> str:
         bound = f"{self.epsilon_lower_bound:.4f}"

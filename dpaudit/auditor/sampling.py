@@ -17,6 +17,12 @@ root), so one seed reproduces the whole audit whatever executes it::
 Side s is 0 for input a and 1 for input b.  Chunk c of a stream of n draws has the rows given by
 :func:`.executors.chunk_sizes` (a function of n and the output width only), so chunk outputs do not
 depend on the executor.  The verification stage keeps hit counts only.
+
+Outputs that are not plain numbers (labels, booleans, dicts) arrive encoded; ``Draws.coding`` merges
+the :class:`~dpaudit.mechanisms.outputs.OutputCoding` of every chunk (coordinate kinds, dict keys and
+the labels of the search chunks), so the search treats label coordinates as sets of atoms and the
+report names labels and keys.  Codes are a function of the label alone, so chunks agree on them
+wherever they ran.
 """
 
 from __future__ import annotations
@@ -70,7 +76,9 @@ class Draws:
         self.draws = 0
         self.output_shape: tuple[int, ...] | None = None
         self.dtype_kinds: set[str] = set()
-        probe = mechanism.sample(probe_input, 1, generator(seed, (2,)))
+        drawn = mechanism.draw(probe_input, 1, generator(seed, (2,)))
+        self.coding = drawn.coding
+        probe = drawn.values
         self.width = int(np.prod(probe.shape[1:])) if probe.ndim > 1 else 1
 
     def _absorb(self, result: ChunkResult) -> None:
@@ -85,6 +93,8 @@ class Draws:
                     f"{self.output_shape} and {result.shape}"
                 )
             self.dtype_kinds.add(result.dtype_kind)
+            if result.coding is not None:
+                self.coding = self.coding.merged(result.coding, self.mechanism.name)
         self.progress(result.rows)
 
     def rows(self, key: tuple[int, ...], data: Any, n: int) -> np.ndarray:

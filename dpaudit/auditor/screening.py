@@ -81,7 +81,12 @@ def _ranked(found: list[Scored]) -> list[Scored]:
 
 
 def rescored_shortlist(
-    rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, rescore: Scorer, extra: ExtraFamilies | None = None
+    rows_a: np.ndarray,
+    rows_b: np.ndarray,
+    score: Scorer,
+    rescore: Scorer,
+    extra: ExtraFamilies | None = None,
+    categorical: frozenset[int] = frozenset(),
 ) -> list[Scored]:
     """Shortlist on the even-indexed rows with ``score``, re-score on the odd-indexed rows with ``rescore``.
 
@@ -90,20 +95,25 @@ def rescored_shortlist(
     there; its held-out score is then not independent of its choice, which can only favour it.
     ``extra(fit_a, fit_b)``, when given, adds the events of further families (the leak checks of
     :mod:`.leak_events`) chosen on the fit half, so pairs are screened on those signals too.
+    ``categorical`` lists the coordinates holding label codes (:func:`.search.search_events`).
     Returns the distinct shortlisted events with ``objective`` the held-out ``rescore`` and
     ``hits_a``, ``hits_b`` the held-out counts, best first (ties: more mass on the larger side).
     """
-    return _rescored(rows_a, rows_b, [s for part in _shortlist_parts(rows_a, rows_b, score, extra) for s in part()],
-                     rescore)
+    parts = _shortlist_parts(rows_a, rows_b, score, extra, categorical)
+    return _rescored(rows_a, rows_b, [s for part in parts for s in part()], rescore)
 
 
 def _shortlist_parts(
-    rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, extra: ExtraFamilies | None
+    rows_a: np.ndarray,
+    rows_b: np.ndarray,
+    score: Scorer,
+    extra: ExtraFamilies | None,
+    categorical: frozenset[int] = frozenset(),
 ) -> list[Callable[[], list[Scored]]]:
     """The independent searches whose results, concatenated in this order, form the shortlist."""
     fit_a, fit_b = rows_a[0::2], rows_b[0::2]
-    parts = [lambda: search_events(fit_a, fit_b, score, keep=SHORTLIST_KEEP),
-             lambda: search_events(rows_a, rows_b, score)[:WHOLE_SEARCH_KEEP]]
+    parts = [lambda: search_events(fit_a, fit_b, score, keep=SHORTLIST_KEEP, categorical=categorical),
+             lambda: search_events(rows_a, rows_b, score, categorical=categorical)[:WHOLE_SEARCH_KEEP]]
     if extra is not None:
         parts.append(lambda: extra(fit_a, fit_b))
     return parts
@@ -156,6 +166,9 @@ def search_stage(
     The searches run on threads of this call (started here, stopped before it returns, so nothing is
     left to a forked child): they are pure functions of each pair's draws, so the order they finish in
     changes nothing, and numpy's sorting and counting and scipy's beta quantiles release the GIL.
+
+    The leak checks look at float bits and differences of coordinates: on outputs with label
+    coordinates they are skipped, with a note.
     """
     threads = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="dpaudit-search")
     try:
@@ -191,8 +204,11 @@ def _search_stage(
 
             rows = {i: (np.concatenate(pools[i][0]), np.concatenate(pools[i][1])) for i in survivors}
             # Every search of every pair at once on the threads (each pair's parts in their order).
-            running = {i: [threads.submit(part) for part in _shortlist_parts(
-                *rows[i], score, _leak_events_of(draws.mechanism, pairs[i], score, checks))] for i in survivors}
+            categorical = draws.coding.categorical
+            leaks = {i: _leak_events_of(draws.mechanism, pairs[i], score, () if categorical else checks)
+                     for i in survivors}
+            running = {i: [threads.submit(part) for part in _shortlist_parts(*rows[i], score, leaks[i], categorical)]
+                       for i in survivors}
             # A pair's held-out counting starts once its searches are done (never waits in the pool).
             rescoring = {i: threads.submit(_rescored, *rows[i], [s for job in running[i] for s in job.result()],
                                            rescore) for i in survivors}
@@ -210,8 +226,15 @@ def _search_stage(
     if winner in pools:
         rows_a = np.concatenate([*pools[winner][0], rows_a])
         rows_b = np.concatenate([*pools[winner][1], rows_b])
-    leak_search = threads.submit(leak_families, draws.mechanism, (a, b), rows_a, rows_b, score, checks)
-    found = search_events(rows_a, rows_b, score)
+    categorical = draws.coding.categorical
+    floats = rows_a.dtype.kind == "f"  # leak checks run on float outputs only
+    skipped = [c for c in checks if c != "sensitivity"] if categorical and floats else []
+    leak_checks = () if categorical else checks
+    leak_search = threads.submit(leak_families, draws.mechanism, (a, b), rows_a, rows_b, score, leak_checks)
+    found = search_events(rows_a, rows_b, score, categorical=categorical)
     leaks, notes = leak_search.result()
+    if skipped:
+        notes = [*notes, f"leak checks {', '.join(skipped)} skipped: the outputs hold labels (strings or other "
+                         "categories), whose codes have no float bits or distances"]
     found = _ranked(found + leaks)
     return SearchOutcome(winner, found, spent + fresh, tuple(rounds), tuple(notes))

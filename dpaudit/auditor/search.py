@@ -23,6 +23,9 @@ Families, per feature:
   with every query at the threshold, "no answer before query i and the released value <= t" has
   log-ratio up to i eps / (2c) while keeping mass ~1e-3).
 
+Coordinates holding label codes (outputs that are strings or other labels,
+:mod:`dpaudit.mechanisms.outputs`) get the atom sets only.
+
 Choosing the event by maximising the bound on these samples is selection; it is only honest because
 the reported bound is recomputed on fresh verification samples.
 """
@@ -283,25 +286,43 @@ def _fisher_direction(rows_a: np.ndarray, rows_b: np.ndarray) -> Feature | None:
     return Feature("linear", weights=tuple(float(v) for v in np.round(w / top, 6)))
 
 
-def _features(width: int) -> list[Feature]:
+def _features(width: int, categorical: frozenset[int] = frozenset()) -> list[Feature]:
     if width == 1:
         return [Feature("value")]
     features = [Feature("coordinate", index=i) for i in range(min(width, MAX_COORDINATES))]
+    if categorical:  # sums, maxima and counts of label codes mean nothing
+        return features
     return features + [Feature(kind) for kind in ("sum", "max", "min", "argmax", "nonzero")]
 
 
-def search_events(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, keep: int = 1) -> list[Scored]:
-    """The best event of every family, feature and direction, best objective first."""
+def _coordinate(feature: Feature) -> int | None:
+    return 0 if feature.kind == "value" else feature.index if feature.kind == "coordinate" else None
+
+
+def search_events(
+    rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, keep: int = 1, categorical: frozenset[int] = frozenset()
+) -> list[Scored]:
+    """The best event of every family, feature and direction, best objective first.
+
+    ``categorical`` lists the coordinates that hold label codes (:mod:`dpaudit.mechanisms.outputs`):
+    there only sets of atoms are searched (thresholds and intervals on codes would cut at arbitrary
+    points), and the vector families that combine coordinates (aggregates, the learned linear
+    score, first-answer conjunctions) are left out; whole-row patterns remain.
+    """
     found: list[Scored] = []
-    for feature in _features(rows_a.shape[1]):
+    for feature in _features(rows_a.shape[1], categorical):
         f = _Sorted.of(feature.values(rows_a), feature.values(rows_b))
         if f.unique.size < 2:
+            continue
+        if _coordinate(feature) in categorical:
+            found += _value_sets(feature, f, score, keep)
             continue
         found += _thresholds(feature, f, score, keep)
         found += _intervals(feature, f, score, keep)
         found += _value_sets(feature, f, score, keep) if _discrete(f) else _histogram(feature, f, score, keep)
     if rows_a.shape[1] > 1:
         found += _row_patterns(rows_a, rows_b, score, keep)
+    if rows_a.shape[1] > 1 and not categorical:
         found += _first_answer_thresholds(rows_a, rows_b, score, keep)
         # Cross-fitted like the ratio order: the direction is learned on the even-indexed samples.
         learned = _fisher_direction(rows_a[0::2], rows_b[0::2])

@@ -23,14 +23,19 @@ __all__ = ["MechanismRef", "ship"]
 
 @dataclass(frozen=True)
 class MechanismRef:
-    """How a worker rebuilds the mechanism: ``kind`` is ``"name"``, ``"target"`` or ``"pickle"``."""
+    """How a worker rebuilds the mechanism: ``kind`` is ``"name"``, ``"target"`` or ``"pickle"``.
+
+    ``randomness`` is the wrapped function's randomness kind for a ``"target"`` (it decides how the
+    function is called, so workers must not infer it anew).
+    """
 
     kind: str
     payload: Any
     label: str
+    randomness: str | None = None
 
     def build(self) -> Mechanism:
-        key = (self.kind, self.payload if self.kind != "pickle" else hash(self.payload))
+        key = (self.kind, self.payload if self.kind != "pickle" else hash(self.payload), self.randomness)
         built = _BUILT.get(key)
         if built is None:
             built = self._build()
@@ -45,7 +50,7 @@ class MechanismRef:
             return get(self.payload)
         if self.kind == "target":
             # The claim plays no part in sampling; any epsilon lets a plain callable become a Mechanism.
-            return resolve(self.payload, epsilon=1.0)
+            return resolve(self.payload, epsilon=1.0, randomness=self.randomness)
         return pickle.loads(self.payload)
 
 
@@ -109,7 +114,7 @@ def ship(mechanism: Mechanism, target: Any) -> tuple[MechanismRef | None, str | 
         module_part, _, attr = target.rpartition(":")
         if module_part.endswith(".py"):
             target = f"{Path(module_part).resolve()}:{attr}"
-        return MechanismRef("target", target, target), None
+        return MechanismRef("target", target, target, getattr(mechanism, "randomness", None)), None
     if _catalogue_entry(mechanism):
         return MechanismRef("name", mechanism.name, mechanism.name), None
     payload = _pickled(mechanism)

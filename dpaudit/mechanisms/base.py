@@ -4,35 +4,45 @@ A mechanism is runnable (``sample(data, n, rng)`` returns n independent outputs,
 axis) and, optionally, declared (``density()`` returns a :class:`~dpaudit.mechanisms.density.SymbolicDensity`
 for the prover; ``query`` and ``sensitivity`` for sensitivity checks).  Users never subclass: a plain
 function ``f(data, rng)`` (one run) or ``f(data, n, rng)`` (n runs) becomes a Mechanism with
-:meth:`Mechanism.from_callable`.
+:meth:`Mechanism.from_callable`, which also accepts functions that take a ``numpy.random.RandomState``
+or a ``random.Random`` instead of a Generator, or no randomness argument at all (see ``RANDOMNESS``).
 
-Every output passes through :meth:`Mechanism.sample`, which checks it: a sampler that raises, returns
-NaN, the wrong number of rows, varying shapes or non-numeric values gets a :class:`MechanismError`
-naming the mechanism and what was wrong.
+Every output passes through :meth:`Mechanism.sample`, which encodes it as numbers
+(:mod:`dpaudit.mechanisms.outputs`: labels, booleans, tuples and dicts included) and checks it: a
+sampler that raises, returns NaN, the wrong number of rows, varying shapes or values with no code
+gets a :class:`MechanismError` naming the mechanism and what was wrong.
 """
 
 from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Sequence
+import random
+import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import check_nonnegative_int, check_positive_finite
+from .._validation import check_nonnegative_int, check_one_of, check_positive_finite
 from ..claims import ApproxDP, Claim, PureDP
 from ..errors import InvalidArgument, MechanismError
 from ..neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Replace
+from .outputs import OutputCoding, encode_outputs
 
 if TYPE_CHECKING:
     from .density import SymbolicDensity
     from .float_noise import FloatNoise
 
-__all__ = ["Mechanism", "Sampler"]
+__all__ = ["RANDOMNESS", "Mechanism", "Outputs", "Sampler"]
 
 Sampler = Callable[[Any, int, np.random.Generator], Any]
+
+RANDOMNESS = ("generator", "random-state", "python-random", "own")
+"""What a wrapped function draws its randomness from: a ``numpy.random.Generator`` (passed as is),
+a ``numpy.random.RandomState`` or a ``random.Random`` (each seeded from the audit's Generator), or
+its own source (nothing passed; OpenDP, ``secrets``, global generators): then no seed reproduces it."""
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -78,6 +88,10 @@ class Mechanism:
         Grey-box exposure of the float noise for the exact-support check: the output is
         ``fl(query(data) + s * noise(u))`` with u a grid-uniform double (see
         :mod:`dpaudit.mechanisms.float_noise`); for vector outputs, coordinate by coordinate.
+    randomness : str
+        Where the wrapped code draws its randomness from (one of ``RANDOMNESS``).  The sampler
+        always takes a Generator; for ``"own"`` it cannot pass it on, so the outputs of a seed are
+        not reproducible (:attr:`reproducible`).
     """
 
     name: str
@@ -95,6 +109,12 @@ class Mechanism:
     true_epsilon: float | None = None
     source: str = ""
     noise: "FloatNoise | None" = field(default=None, repr=False)
+    randomness: str = "generator"
+
+    @property
+    def reproducible(self) -> bool:
+        """True when the audit's seed fixes every output (the code draws only from what it is given)."""
+        return self.randomness != "own"
 
     @property
     def thread_safe(self) -> bool:
@@ -118,6 +138,7 @@ class Mechanism:
             )
         if not callable(self.sampler):
             raise InvalidArgument(f"sampler={self.sampler!r} must be callable as sampler(data, n, rng)")
+        check_one_of("randomness", self.randomness, RANDOMNESS)
         if self.sensitivity is not None:
             object.__setattr__(self, "sensitivity", check_positive_finite("sensitivity", self.sensitivity))
         if self.true_epsilon is not None:
@@ -136,8 +157,13 @@ class Mechanism:
         """Draw n outputs of the mechanism on ``data`` and check them.
 
         Returns an array of shape ``(n, *output_shape)`` with a numeric (bool, integer or float)
-        dtype and no NaN.  Raises :class:`MechanismError` naming the mechanism otherwise.
+        dtype and no NaN: outputs that are not numbers are encoded (:mod:`dpaudit.mechanisms.outputs`;
+        :meth:`draw` also returns how).  Raises :class:`MechanismError` naming the mechanism otherwise.
         """
+        return self.draw(data, n, rng).values
+
+    def draw(self, data: Any, n: int, rng: np.random.Generator) -> "Outputs":
+        """:meth:`sample`, with the :class:`~dpaudit.mechanisms.outputs.OutputCoding` that reads the codes back."""
         n = check_nonnegative_int("n", n)
         if not isinstance(rng, np.random.Generator):
             raise InvalidArgument(f"rng={rng!r} must be a numpy.random.Generator")
@@ -160,26 +186,48 @@ class Mechanism:
         neighbours: NeighbourRelation | None = None,
         name: str | None = None,
         vectorised: bool | None = None,
+        randomness: str | None = None,
         **fields: Any,
     ) -> "Mechanism":
         """Wrap a plain function as a Mechanism.
 
         ``function(data, rng)`` returns one output; ``function(data, n, rng)`` returns n outputs on
-        the first axis.  Which one is read from the number of required positional parameters unless
-        ``vectorised`` says so.  One-run functions are called n times and their outputs stacked.
+        the first axis.  One-run functions are called n times and their outputs stacked.
         ``neighbours`` defaults to ``QueryDistance(1.0)`` (inputs are query values).
+
+        ``randomness`` (one of ``RANDOMNESS``) says what ``rng`` is: ``"generator"`` (a
+        ``numpy.random.Generator``), ``"random-state"`` (a ``numpy.random.RandomState``),
+        ``"python-random"`` (a ``random.Random``) or ``"own"`` (no ``rng`` parameter: the function
+        draws its own randomness, ``function(data)`` or ``function(data, n)``).  Unless given it is
+        read from the signature: the annotation of a parameter (``Generator``, ``RandomState``,
+        ``Random``), else a parameter named ``random_state`` (``"random-state"``), else ``"own"``
+        for ``f(data)`` and for ``f(data, n)`` with the second parameter named ``n``, ``size``,
+        ``samples`` or annotated ``int``, else ``"generator"``.  A RandomState or Random is seeded
+        per sampling chunk from the chunk's Generator (``rng.integers(2**63)``), so the audit
+        stays reproducible; ``"own"`` randomness is not (``Mechanism.reproducible``).
+
+        Whether the function is vectorised is read from the number of required positional
+        parameters (data, n and the randomness argument) unless ``vectorised`` says so.
         """
         if not callable(function):
             raise InvalidArgument(f"function={function!r} must be callable")
+        if randomness is not None:
+            check_one_of("randomness", randomness, RANDOMNESS)
+        required, kind = _call_shape(function)
+        randomness = randomness or kind
         if vectorised is None:
-            vectorised = _required_positional(function) >= 3
-        sampler = function if vectorised else _batched(function)
+            vectorised = required - (0 if randomness == "own" else 1) >= 2
+        sampler: Sampler = (
+            function if vectorised and randomness == "generator"
+            else _Vectorised(function, randomness) if vectorised else _OneRun(function, randomness)
+        )
         label = name or getattr(function, "__name__", None) or type(function).__name__
         return cls(
             name=label,
             claim=claim,
             neighbours=neighbours if neighbours is not None else QueryDistance(1.0),
             sampler=sampler,
+            randomness=randomness,
             **fields,
         )
 
@@ -197,6 +245,7 @@ class Mechanism:
             "flaw": self.flaw,
             "true_epsilon": _json_float(self.true_epsilon),
             "source": self.source,
+            "randomness": self.randomness,
         }
 
 
@@ -206,56 +255,111 @@ def _json_float(value: float | None) -> float | str | None:
     return "inf"
 
 
-def _required_positional(function: Callable[..., Any]) -> int:
+_SIZE_NAMES = ("n", "size", "samples", "num_samples", "n_samples")
+_RNG_TYPES = (
+    ("generator", np.random.Generator, "Generator"),
+    ("random-state", np.random.RandomState, "RandomState"),
+    ("python-random", random.Random, "Random"),
+)
+
+
+def _annotated_kind(annotation: Any) -> str | None:
+    """The randomness kind an annotation names (a class, or its name in a string annotation)."""
+    for arg in typing.get_args(annotation):  # Optional[Generator], Generator | None
+        if _annotated_kind(arg) is not None:
+            return _annotated_kind(arg)
+    for kind, cls, cls_name in _RNG_TYPES:
+        if annotation is cls:
+            return kind
+        if isinstance(annotation, str) and annotation.replace(" ", "").split(".")[-1].split("|")[0] == cls_name:
+            return kind
+    return None
+
+
+def _call_shape(function: Callable[..., Any]) -> tuple[int, str]:
+    """(number of required positional parameters, the randomness kind the signature implies)."""
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
-        return 2
-    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return sum(1 for p in signature.parameters.values() if p.kind in kinds and p.default is p.empty)
-
-
-def _batched(function: Callable[[Any, np.random.Generator], Any]) -> Sampler:
-    """Turn a one-run function into an n-run sampler (outputs stacked on a new first axis)."""
-
-    def sampler(data: Any, n: int, rng: np.random.Generator) -> Any:
-        return _stack_runs(getattr(function, "__name__", "mechanism"), [function(data, rng) for _ in range(n)])
-
-    sampler.__name__ = getattr(function, "__name__", "sampler")
-    sampler.one_run = function  # type: ignore[attr-defined]
-    return sampler
-
-
-def _stack_runs(name: str, outputs: Sequence[Any]) -> np.ndarray:
-    if not outputs:
-        return np.empty((0,))
-    shapes = {np.shape(o) for o in outputs}
-    if len(shapes) > 1:
-        raise MechanismError(f"mechanism {name!r} returned outputs of varying shapes {sorted(shapes)[:3]}")
-    kinds = {type(o).__name__ for o in outputs if not isinstance(o, (np.ndarray, np.generic))}
-    if any(isinstance(o, str) for o in outputs) and len(kinds) > 1:
-        raise MechanismError(f"mechanism {name!r} mixes output types: {sorted(kinds)}")
-    return np.asarray(outputs)
-
-
-def _check_outputs(name: str, raw: Any, n: int, data: Any) -> np.ndarray:
+        return 2, "generator"
     try:
-        out = np.asarray(raw)
-    except (ValueError, TypeError) as exc:
-        raise MechanismError(f"mechanism {name!r} returned outputs numpy cannot stack: {exc}") from exc
-    if out.dtype == object or out.ndim == 0:
+        hints = typing.get_type_hints(function)
+    except Exception:  # unresolvable string annotations: read them as written
+        hints = {}
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = [p for p in signature.parameters.values() if p.kind in kinds and p.default is p.empty]
+    for p in signature.parameters.values():
+        kind = _annotated_kind(hints.get(p.name, p.annotation))
+        if kind is not None:
+            return len(required), kind
+    if any(p.name == "random_state" for p in required):
+        return len(required), "random-state"
+    if len(required) == 1:
+        return 1, "own"
+    if len(required) == 2:
+        second = required[1]
+        if second.name in _SIZE_NAMES or hints.get(second.name, second.annotation) in (int, "int"):
+            return 2, "own"
+    return len(required), "generator"
+
+
+def _randomness_for(kind: str, rng: np.random.Generator) -> Any:
+    """What the wrapped function gets: the Generator, or a RandomState / Random seeded from it."""
+    if kind == "random-state":
+        return np.random.RandomState(np.random.MT19937(int(rng.integers(2**63))))
+    if kind == "python-random":
+        return random.Random(int(rng.integers(2**63)))
+    return rng
+
+
+class _OneRun:
+    """An n-run sampler that calls a one-run function n times (one RandomState / Random per call of the sampler)."""
+
+    def __init__(self, function: Callable[..., Any], randomness: str) -> None:
+        self.one_run = self.function = function
+        self.randomness = randomness
+        self.__name__ = getattr(function, "__name__", "sampler")
+
+    def __call__(self, data: Any, n: int, rng: np.random.Generator) -> list[Any]:
+        if self.randomness == "own":
+            return [self.function(data) for _ in range(n)]
+        source = _randomness_for(self.randomness, rng)
+        return [self.function(data, source) for _ in range(n)]
+
+
+class _Vectorised:
+    """An n-run function that takes a RandomState, a Random or no randomness argument."""
+
+    def __init__(self, function: Callable[..., Any], randomness: str) -> None:
+        self.function = function
+        self.randomness = randomness
+        self.__name__ = getattr(function, "__name__", "sampler")
+
+    def __call__(self, data: Any, n: int, rng: np.random.Generator) -> Any:
+        if self.randomness == "own":
+            return self.function(data, n)
+        return self.function(data, n, _randomness_for(self.randomness, rng))
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """n outputs as numbers (samples on the first axis) and how they were encoded."""
+
+    values: np.ndarray
+    coding: OutputCoding
+
+
+def _check_outputs(name: str, raw: Any, n: int, data: Any) -> Outputs:
+    out, coding = encode_outputs(name, raw, n)
+    if out.ndim == 0:
         raise MechanismError(
-            f"mechanism {name!r} must return an array of {n} numeric outputs (samples on the first axis), "
-            f"got {type(raw).__name__} with dtype {out.dtype} and shape {out.shape}"
+            f"mechanism {name!r} must return {n} outputs (samples on the first axis), got {type(raw).__name__} "
+            f"{_short(raw)}"
         )
     if out.shape[0] != n:
         raise MechanismError(
             f"mechanism {name!r} returned {out.shape[0]} rows for n={n} (data={_short(data)}); "
             "the first axis must hold exactly n samples"
-        )
-    if out.dtype.kind not in "biuf":
-        raise MechanismError(
-            f"mechanism {name!r} returned non-numeric outputs of dtype {out.dtype} (mixed or string types?)"
         )
     if out.dtype.kind == "f":
         bad = ~np.isfinite(out)
@@ -267,4 +371,4 @@ def _check_outputs(name: str, raw: Any, n: int, data: Any) -> np.ndarray:
             raise MechanismError(
                 f"mechanism {name!r} returned an infinite output (first at sample {where}, data={_short(data)})"
             )
-    return out
+    return Outputs(out, coding)

@@ -59,7 +59,12 @@ def _claim_for(epsilon: float | None, delta: float | None, what: str) -> Claim:
 
 
 def resolve(
-    target: Any, *, epsilon: float | None = None, delta: float | None = None, d_in: Any = None
+    target: Any,
+    *,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    randomness: str | None = None,
+    d_in: Any = None,
 ) -> Mechanism:
     """Turn ``target`` into a Mechanism.
 
@@ -67,8 +72,10 @@ def resolve(
     callable (given directly or loaded from ``module:attr``) needs ``epsilon``.  An OpenDP
     ``Measurement`` takes its claim from its privacy map at ``d_in``, a diffprivlib mechanism from
     its own parameters (:mod:`dpaudit.adapters`); ``d_in`` is refused for anything else.
+    ``randomness`` applies to callables only (:meth:`Mechanism.from_callable`).
     """
     from ..adapters import adapt
+
     if isinstance(target, str):
         target = get(target) if ":" not in target else load_attribute(target)
         if callable(target) and not isinstance(target, Mechanism):
@@ -82,8 +89,18 @@ def resolve(
                 pass
     adapted = adapt(target, epsilon=epsilon, delta=delta, d_in=d_in)
     if adapted is not None:
+        if randomness is not None and randomness != adapted.randomness:
+            raise InvalidArgument(
+                f"randomness={randomness!r} applies to a plain function; the {adapted.family} object draws from "
+                f"randomness={adapted.randomness!r}, which its adapter knows"
+            )
         return adapted
     if isinstance(target, Mechanism):
+        if randomness is not None and randomness != target.randomness:
+            raise InvalidArgument(
+                f"randomness={randomness!r} applies to a plain function; the Mechanism {target.name!r} declares "
+                f"randomness={target.randomness!r} (its sampler takes a numpy Generator)"
+            )
         if epsilon is None and delta is None:
             return target
         eps = target.claim.epsilon if epsilon is None else epsilon
@@ -92,7 +109,7 @@ def resolve(
 
         return replace(target, claim=ApproxDP(eps, dlt) if dlt else PureDP(eps))
     if callable(target):
-        return Mechanism.from_callable(target, claim=_claim_for(epsilon, delta, repr(target)))
+        return Mechanism.from_callable(target, claim=_claim_for(epsilon, delta, repr(target)), randomness=randomness)
     raise UnknownMechanism(
         f"target={_short(target)} is not a Mechanism, a catalogue name, a callable, an OpenDP Measurement or a "
         "diffprivlib mechanism"

@@ -25,10 +25,10 @@ def test_sample_returns_n_rows():
         (lambda q, n, rng: np.full(n, np.nan), "returned NaN"),
         (lambda q, n, rng: np.full(n, np.inf), "returned an infinite output"),
         (lambda q, n, rng: np.zeros(n + 1), "returned 6 rows for n=5"),
-        (lambda q, n, rng: np.array(["a"] * n), "non-numeric outputs"),
-        (lambda q, n, rng: [[0.0], [1.0, 2.0]] * n, "numpy cannot stack"),
-        (lambda q, n, rng: 3.0, "must return an array of 5 numeric outputs"),
-        (lambda q, n, rng: [object()] * n, "must return an array"),
+        (lambda q, n, rng: [[0.0], [1.0, 2.0]] * n, r"varying shapes: \[0.0\] and \[1.0, 2.0\]"),
+        (lambda q, n, rng: 3.0, "returned float 3.0 where 5 outputs were expected"),
+        (lambda q, n, rng: [object()] * n, r"returned an output of type object \(<object object at"),
+        (lambda q, n, rng: [{1, 2}] * n, r"returned an output of type set \(\{1, 2\}\), which is not hashable"),
     ],
 )
 def test_misbehaving_samplers_get_a_clear_error(sampler, message):
@@ -70,7 +70,8 @@ def test_vectorised_callables_are_called_once():
     "one_run, message",
     [
         (lambda data, rng: np.zeros(int(rng.integers(1, 3))), "varying shapes"),
-        (lambda data, rng: "yes" if rng.random() < 0.5 else 1.0, "mixes output types"),
+        (lambda data, rng: {"a": 1.0} if rng.random() < 0.5 else {"b": 1.0}, r"dicts with keys \['[ab]'\] and \['[ab]'\]"),
+        (lambda data, rng: ("yes", [1.0]), r"an output of type list \(\[1.0\]\), which is not hashable"),
         (lambda data, rng: float("nan"), "returned NaN"),
     ],
 )
