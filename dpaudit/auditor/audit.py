@@ -301,7 +301,6 @@ def audit(
         "resumed_chunks": 0 if store is None else store.resumed_chunks,
         "note": ship_note or getattr(runner, "note", None),
         "draws": draws.draws,
-        "seconds_per_draw": draws.mechanism_s / draws.draws if draws.draws else None,
         "batching": getattr(mechanism.sampler, "batching", None),
     }
     return _result(mechanism, claim, chosen_method, n, seed, confidence, plan, checked, outcome, (a, b), pairs,

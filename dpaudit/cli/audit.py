@@ -96,7 +96,7 @@ def _print_result(result: Any, reproduction: str) -> None:
         if run.get("note"):
             click.echo(f"  note    : {run['note']}")
         if run.get("batching"):
-            per_draw = run.get("seconds_per_draw")
+            per_draw = result.seconds_per_draw
             timing = f", {per_draw * 1e6:.1f} us per draw" if per_draw else ""
             click.echo(f"  batching: {run['batching']}{timing}")
     click.echo(f"  time    : {result.elapsed_s:.2f} s, of which {result.mechanism_s:.2f} s inside the mechanism")

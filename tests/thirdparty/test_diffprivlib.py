@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("diffprivlib")
 
 from diffprivlib.mechanisms import (  # noqa: E402
+    Binary,
     Exponential,
     Gaussian,
     GaussianAnalytic,
@@ -32,14 +33,19 @@ SEED = 20261122
 @pytest.mark.statistical
 @pytest.mark.parametrize(
     "mechanism",
-    [Laplace(epsilon=1.0, sensitivity=1.0), GaussianAnalytic(epsilon=1.0, delta=1e-5, sensitivity=1.0)],
-    ids=["laplace", "gaussian-analytic"],
+    [
+        Laplace(epsilon=1.0, sensitivity=1.0),
+        Laplace(epsilon=1.0, sensitivity=1.0, random_state=5),
+        GaussianAnalytic(epsilon=1.0, delta=1e-5, sensitivity=1.0),
+    ],
+    ids=["laplace", "laplace-random-state", "gaussian-analytic"],
 )
 def test_float_release_is_flagged(mechanism):
     # diffprivlib releases fl(value + noise) in doubles.  On the default pair (0, 1) the outputs y of
     # M(0) that no double n gives as fl(1 + n) are impossible under M(1) (ulp-lattice lemma,
     # Mironov 2012); measured share 0.35 (Laplace) and 0.20 (Gaussian) of M(0)'s outputs.  With
-    # 2000 verification draws per side, the one-sided bounds at level 1e-6 give LCB >= 0.15 and, for
+    # 2000 verification draws per side (the same share with a RandomState: the sampler is the same
+    # four-uniform formula), the one-sided bounds at level 1e-6 give LCB >= 0.15 and, for
     # 0 hits, UCB = 1 - (1e-6)^(1/2000) = 0.0069: epsilon >= ln(0.15 / 0.0069) = 3.1 > 2, far above
     # the claim of 1 whatever the seed.
     result = audit(mechanism, samples=2000, seed=SEED, confidence=CONFIDENCE, executor="in-process")
@@ -47,6 +53,27 @@ def test_float_release_is_flagged(mechanism):
     assert result.support_mismatch and result.hits[1] == 0
     assert result.epsilon_lower_bound > 2.0
     assert any(f["check"] == "lattice" for f in result.findings)
+    assert result.reproducible
+
+
+@pytest.mark.statistical
+def test_binary_is_audited_on_its_labels():
+    # Binary(epsilon=1) keeps the label with probability e / (1 + e) = 0.731: on (value0, value1) the
+    # realised epsilon is exactly 1.  Validity at 1 - 1e-6.  Power: at N = 2 x 10^4 the joint bound's
+    # gap is about 4.9 sqrt(0.368 / N + 2.72 / N) = 0.06, so the bound exceeds 0.5.
+    result = audit(Binary(epsilon=1.0, value0="no", value1="yes"), samples=20_000, seed=SEED, confidence=CONFIDENCE,
+                   executor="in-process")
+    assert not result.violation, result.reason
+    assert result.epsilon_lower_bound > 0.5
+    assert set(result.pair) == {"no", "yes"}
+    assert "'yes'" in result.event or "'no'" in result.event  # the labels, not their codes
+
+
+def test_random_source_of_the_object_is_kept_and_seeded():
+    # The secure default (SystemRandom) and a RandomState take different code paths in diffprivlib
+    # (e.g. the Gaussian's normalvariate vs standard_normal): each is replaced by a seeded one of its kind.
+    assert dpaudit.resolve(Laplace(epsilon=1.0, sensitivity=1.0)).randomness == "python-random"
+    assert dpaudit.resolve(Laplace(epsilon=1.0, sensitivity=1.0, random_state=5)).randomness == "random-state"
 
 
 @pytest.mark.statistical
