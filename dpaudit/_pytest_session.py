@@ -257,10 +257,12 @@ def _bound_line(result: Any) -> str:
 
 def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int) -> str:
     """The ``dpaudit audit`` command that reruns exactly this audit, and the pytest line that does."""
+    from .auditor.result import not_reproducible_suffix
+
     pytest_line = f"pytest '{nodeid}' {SEED_OPTION}={run_seed}"
     spec = _target_spec(target)
     if spec is None:
-        return pytest_line
+        return pytest_line + not_reproducible_suffix(result)
     d = result.as_dict()
     claim = d["claim"]
     parts = ["dpaudit audit", spec, f"--epsilon {claim['epsilon']:g}"]
@@ -271,8 +273,11 @@ def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int) -> str
         parts.append(f"--neighbours {relation.name}")
     a, b = d["pair"]
     parts += [f"--a '{json.dumps(a)}'", f"--b '{json.dumps(b)}'"]
+    randomness = getattr(target, "randomness", "generator")
+    if ":" in spec and randomness != "generator":  # a wrapped plain function: how it is called is not in the file
+        parts.append(f"--randomness {randomness}")
     parts += [f"--samples {result.samples}", f"--confidence {result.confidence:g}", f"--seed {result.seed}"]
-    return " ".join(parts) + f"\n               or: {pytest_line}"
+    return " ".join(parts) + not_reproducible_suffix(result) + f"\n               or: {pytest_line}"
 
 
 def _target_spec(target: Any) -> str | None:
@@ -290,7 +295,7 @@ def _target_spec(target: Any) -> str | None:
         except Exception:  # noqa: BLE001 - a broken catalogue must not hide the failure being reported
             return None
         obj = getattr(target, "sampler", None)
-        obj = getattr(obj, "one_run", obj)
+        obj = getattr(obj, "function", obj)
     qualname = getattr(obj, "__qualname__", "")
     if not qualname or "<" in qualname:
         return None

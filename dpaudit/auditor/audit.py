@@ -252,6 +252,8 @@ def audit(
             "early_stopping": bool(early_stopping),
             "checks": list(checks),
         }
+        if mechanism.randomness != "generator":  # how the function is called decides what its outputs are
+            fingerprint["randomness"] = mechanism.randomness
         store = Checkpoint(checkpoint, fingerprint)
 
     runner = make_executor(executor, workers)

@@ -13,8 +13,10 @@ __all__ = ["AuditResult", "Verdict", "VerifiedEvent", "from_plain", "not_reprodu
 
 
 def not_reproducible_suffix(result: Any) -> str:
-    """What a reproduce command adds when the result cannot be reproduced (empty otherwise)."""
-    if getattr(result, "reproducible", True):
+    """What a reproduce command adds when the result (an AuditResult or its ``as_dict()``) cannot be
+    reproduced; empty otherwise."""
+    reproducible = result.get("reproducible", True) if isinstance(result, dict) else getattr(result, "reproducible", True)
+    if reproducible:
         return ""
     return "  # not reproducible: the mechanism draws its own randomness, which the seed does not fix"
 

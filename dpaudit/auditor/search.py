@@ -150,11 +150,14 @@ def _intervals(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> li
     )
 
 
-def _ratio_ordered(family: str, make_set, codes_a, codes_b, size: int, score: Scorer, keep: int = 1) -> list[Scored]:
+def _ratio_ordered(
+    family: str, make_set, codes_a, codes_b, size: int, score: Scorer, keep: int = 1, outside: int | None = None
+) -> list[Scored]:
     """Prefixes of the atoms (codes 0..size-1) sorted by smoothed likelihood ratio, both directions.
 
     Cross-fitted: the order is estimated on the even-indexed samples and the prefixes are scored on
     the odd-indexed ones, so the score of a prefix is not inflated by the noise that ordered it.
+    Code ``outside``, when given, gathers samples no set may contain (they count in the totals only).
     """
     fit_a = np.bincount(codes_a[0::2], minlength=size).astype(float)
     fit_b = np.bincount(codes_b[0::2], minlength=size).astype(float)
@@ -167,7 +170,9 @@ def _ratio_ordered(family: str, make_set, codes_a, codes_b, size: int, score: Sc
     ratio = ((fit_a + 0.5) / max(1, codes_a[0::2].size)) / ((fit_b + 0.5) / max(1, codes_b[0::2].size))
     found = []
     for forward, order in ((True, np.argsort(-ratio, kind="stable")), (False, np.argsort(ratio, kind="stable"))):
-        ka, kb = np.cumsum(ca[order])[:-1], np.cumsum(cb[order])[:-1]
+        order = order if outside is None else order[order != outside]
+        last = None if outside is not None else -1  # with samples outside, the union of every atom is informative
+        ka, kb = np.cumsum(ca[order])[:last], np.cumsum(cb[order])[:last]
         def make(i: int, o: np.ndarray = order) -> Event:
             return make_set(tuple(int(c) for c in o[: i + 1]))
 
@@ -181,16 +186,29 @@ def _discrete(f: _Sorted) -> bool:
     return f.both.dtype.kind in "biu" or f.unique.size <= min(MAX_ATOMS, f.both.size // 8)
 
 
-def _value_sets(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> list[Scored]:
+def _value_sets(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1, categorical: bool = False) -> list[Scored]:
+    """Sets of atoms ordered by likelihood ratio (:func:`_ratio_ordered`).
+
+    A categorical feature with more than ``MAX_ATOMS`` distinct labels keeps its ``MAX_ATOMS``
+    most frequent ones (both sides together) as atoms; the rest count in the totals only.
+    """
     atoms = f.unique
-    if atoms.size < 2 or atoms.size > MAX_ATOMS:
+    if atoms.size < 2 or (atoms.size > MAX_ATOMS and not categorical):
         return []
     codes_a, codes_b = np.searchsorted(atoms, f.fa), np.searchsorted(atoms, f.fb)
+    outside = None
+    if atoms.size > MAX_ATOMS:
+        counts = np.bincount(codes_a, minlength=atoms.size) + np.bincount(codes_b, minlength=atoms.size)
+        frequent = np.sort(np.argsort(-counts, kind="stable")[:MAX_ATOMS])
+        index = np.full(atoms.size, MAX_ATOMS)
+        index[frequent] = np.arange(MAX_ATOMS)
+        atoms, codes_a, codes_b, outside = atoms[frequent], index[codes_a], index[codes_b], MAX_ATOMS
 
     def make(chosen: tuple[int, ...]) -> Event:
         return ValueSet(feature, tuple(float(atoms[c]) for c in sorted(chosen)))
 
-    return _ratio_ordered("atoms", make, codes_a, codes_b, atoms.size, score, keep)
+    size = atoms.size + (outside is not None)
+    return _ratio_ordered("atoms", make, codes_a, codes_b, size, score, keep, outside)
 
 
 def _histogram(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> list[Scored]:
@@ -315,7 +333,7 @@ def search_events(
         if f.unique.size < 2:
             continue
         if _coordinate(feature) in categorical:
-            found += _value_sets(feature, f, score, keep)
+            found += _value_sets(feature, f, score, keep, categorical=True)
             continue
         found += _thresholds(feature, f, score, keep)
         found += _intervals(feature, f, score, keep)

@@ -73,6 +73,8 @@ def _reproduction(
 
 
 def _print_result(result: Any, reproduction: str) -> None:
+    from ..auditor.result import not_reproducible_suffix
+
     bound = result.epsilon_lower_bound
     click.echo(f"{result.verdict.value.upper()}: {result.target} claims {result.claim}")
     click.echo(f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound)")
@@ -100,7 +102,9 @@ def _print_result(result: Any, reproduction: str) -> None:
             timing = f", {per_draw * 1e6:.1f} us per draw" if per_draw else ""
             click.echo(f"  batching: {run['batching']}{timing}")
     click.echo(f"  time    : {result.elapsed_s:.2f} s, of which {result.mechanism_s:.2f} s inside the mechanism")
-    click.echo(f"  reproduce: {reproduction}")
+    if not result.reproducible:
+        click.echo(f"  reproducible: no -- {result.reproducibility}")
+    click.echo(f"  reproduce: {reproduction}{not_reproducible_suffix(result)}")
 
 
 @click.command("audit")
@@ -119,6 +123,13 @@ def _print_result(result: Any, reproduction: str) -> None:
     default=None,
     metavar="NUMBER",
     help="OpenDP measurements only: the input distance at which the privacy map gives the claim (e.g. 1).",
+)
+@click.option(
+    "--randomness",
+    type=click.Choice(["generator", "random-state", "python-random", "own"]),
+    default=None,
+    help="For a plain function: what its randomness argument is (numpy Generator, numpy RandomState, "
+    "random.Random) or 'own' when it takes none (default: read from its signature).",
 )
 @click.option("--a", "a_json", default=None, metavar="JSON", help="First neighbouring input, as JSON.")
 @click.option("--b", "b_json", default=None, metavar="JSON", help="Second neighbouring input, as JSON.")
@@ -153,6 +164,7 @@ def audit(
     delta: float | None,
     neighbours: str | None,
     d_in_json: str | None,
+    randomness: str | None,
     a_json: str | None,
     b_json: str | None,
     samples: int | None,
@@ -193,7 +205,8 @@ def audit(
         from ..neighbours import relation_from_spec
 
         audited = replace(
-            resolve(target, epsilon=epsilon, delta=delta, d_in=d_in), neighbours=relation_from_spec(neighbours)
+            resolve(target, epsilon=epsilon, delta=delta, randomness=randomness, d_in=d_in),
+            neighbours=relation_from_spec(neighbours),
         )
     checks = [
         name
@@ -219,12 +232,15 @@ def audit(
             progress=False if as_json else progress,
             checks=checks,
             d_in=None if neighbours is not None else d_in,
+            randomness=randomness,
         )
     except MechanismError as exc:
         raise MechanismError(f"{exc} (rerun with --seed {seed})") from exc
     flags = tuple(
         flag
-        for flag, used in ((f"--neighbours {neighbours}", neighbours is not None), (f"--d-in {d_in_json}", d_in is not None),
+        for flag, used in ((f"--neighbours {neighbours}", neighbours is not None),
+                           (f"--randomness {randomness}", randomness is not None),
+                           (f"--d-in {d_in_json}", d_in is not None),
                            (f"--search-samples {search_samples}", search_samples is not None), ("--no-early-stop", no_early_stop), ("--no-float-checks", no_float_checks),
                            ("--no-correlation-check", no_correlation_check), ("--sensitivity-check", sensitivity_check))
         if used

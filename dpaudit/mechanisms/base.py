@@ -200,9 +200,10 @@ class Mechanism:
         ``"python-random"`` (a ``random.Random``) or ``"own"`` (no ``rng`` parameter: the function
         draws its own randomness, ``function(data)`` or ``function(data, n)``).  Unless given it is
         read from the signature: the annotation of a parameter (``Generator``, ``RandomState``,
-        ``Random``), else a parameter named ``random_state`` (``"random-state"``), else ``"own"``
-        for ``f(data)`` and for ``f(data, n)`` with the second parameter named ``n``, ``size``,
-        ``samples`` or annotated ``int``, else ``"generator"``.  A RandomState or Random is seeded
+        ``Random``), else a parameter named ``random_state`` (``"random-state"``) or ``rng``, even
+        with a default (``rng=None``), else ``"own"`` for ``f(data)`` and for ``f(data, n)`` with
+        the second parameter named ``n``, ``size``, ``samples`` or annotated ``int``, else
+        ``"generator"``.  A RandomState or Random is seeded
         per sampling chunk from the chunk's Generator (``rng.integers(2**63)``), so the audit
         stays reproducible; ``"own"`` randomness is not (``Mechanism.reproducible``).
 
@@ -271,13 +272,22 @@ def _annotated_kind(annotation: Any) -> str | None:
     for kind, cls, cls_name in _RNG_TYPES:
         if annotation is cls:
             return kind
-        if isinstance(annotation, str) and annotation.replace(" ", "").split(".")[-1].split("|")[0] == cls_name:
+        if isinstance(annotation, str) and annotation.replace(" ", "").strip("'\"").split(".")[-1].split("|")[0] == cls_name:
             return kind
     return None
 
 
+_RNG_NAMES = {"rng": "generator", "generator": "generator", "random_state": "random-state"}
+
+
 def _call_shape(function: Callable[..., Any]) -> tuple[int, str]:
-    """(number of required positional parameters, the randomness kind the signature implies)."""
+    """(number of positional arguments to pass, the randomness kind the signature implies).
+
+    The randomness parameter is the first positional one annotated ``Generator``, ``RandomState``
+    or ``Random``, else the first named ``rng``, ``generator`` or ``random_state`` (a default such
+    as ``rng=None`` does not hide it: it is passed).  Without one, ``f(data)`` and ``f(data, n)``
+    (second parameter named as a size or annotated ``int``) draw their own randomness.
+    """
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
@@ -287,13 +297,13 @@ def _call_shape(function: Callable[..., Any]) -> tuple[int, str]:
     except Exception:  # unresolvable string annotations: read them as written
         hints = {}
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    required = [p for p in signature.parameters.values() if p.kind in kinds and p.default is p.empty]
-    for p in signature.parameters.values():
-        kind = _annotated_kind(hints.get(p.name, p.annotation))
-        if kind is not None:
-            return len(required), kind
-    if any(p.name == "random_state" for p in required):
-        return len(required), "random-state"
+    positional = [p for p in signature.parameters.values() if p.kind in kinds]
+    required = [p for p in positional if p.default is p.empty]
+    for rule in (lambda p: _annotated_kind(hints.get(p.name, p.annotation)), lambda p: _RNG_NAMES.get(p.name)):
+        for index, p in enumerate(positional[1:], start=1):
+            kind = rule(p)
+            if kind is not None:
+                return max(len(required), index + 1), kind
     if len(required) == 1:
         return 1, "own"
     if len(required) == 2:

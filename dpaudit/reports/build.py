@@ -96,6 +96,7 @@ def build_report(
         JSON-ready, valid against :func:`.model.load_schema`.
     """
     from ..auditor import audit
+    from ..auditor.result import not_reproducible_suffix
     from ..auditor.sampling import fresh_seed
     from ..mechanisms.targets import resolve
     from .checks import CHECKS, audit_checks, implementation_checks
@@ -136,7 +137,8 @@ def build_report(
         "confidence": confidence,
         "plot_samples": min(plot_samples or PLOT_SAMPLES, audit_dict["samples"]) if audit_dict else None,
         "elapsed_s": round(time.perf_counter() - started, 3),
-        "reproduce": _reproduce(mechanism.name, target, epsilon, delta, audit_dict, seed, confidence, skip),
+        "reproduce": _reproduce(mechanism.name, target, epsilon, delta, audit_dict, seed, confidence, skip)
+        + (not_reproducible_suffix(audit_dict) if audit_dict else ""),
     }
     return assemble(mechanism, proof=proof_section, audit=audit_section, implementation=implementation,
                     plots=figures, settings=settings, env=env)

@@ -40,21 +40,23 @@ class Resample:
     rows_b: np.ndarray
     seed: int
     how: str
+    coding: Any = None  # how outputs that are not numbers were coded (:mod:`dpaudit.mechanisms.outputs`)
 
 
 def resample(mechanism: Any, pair: tuple[Any, Any], seed: int, n: int) -> Resample:
     """n outputs per side, from ``SeedSequence([seed, PLOT_STREAM])`` (children 0: side a, 1: side b)."""
     side_a, side_b = np.random.SeedSequence([int(seed), PLOT_STREAM]).spawn(2)
-    rows = []
+    rows, coding = [], None
     for data, node in ((pair[0], side_a), (pair[1], side_b)):
-        out = np.asarray(mechanism.sample(data, n, np.random.default_rng(node)))
-        rows.append(out.reshape(n, -1).astype(float))
+        drawn = mechanism.draw(data, n, np.random.default_rng(node))
+        coding = drawn.coding if coding is None else coding.merged(drawn.coding, mechanism.name)
+        rows.append(np.asarray(drawn.values).reshape(n, -1).astype(float))
     how = (
         f"Re-sampled for this figure: {n} fresh outputs per side at the audited pair, seeded by "
         f"SeedSequence([{seed}, {PLOT_STREAM}]) (the audit seed, on a stream of its own); "
         "the audit's verification samples are not kept."
     )
-    return Resample(rows[0], rows[1], int(seed), how)
+    return Resample(rows[0], rows[1], int(seed), how, coding)
 
 
 def _pyplot():
@@ -123,6 +125,7 @@ def output_distributions(sample: Resample, event: Any, event_text: str, pair_tex
     atoms = _atoms(rows_a, rows_b) if row_event else None
     members = None
     marked = "shaded: the audited event"
+    coordinates: list[int | None] = list(range(rows_a.shape[1]))
     if atoms is not None:  # a set of whole output rows, drawn atom by atom
         member, xlabel = event.contains, "output"
     elif row_event:  # a set of rows on continuous outputs: its members' histograms are drawn filled
@@ -132,6 +135,7 @@ def output_distributions(sample: Resample, event: Any, event_text: str, pair_tex
     else:
         (va, xlabel), vb = _keys(rows_a, event), _keys(rows_b, event)[0]
         atoms = _atoms(va[:, None], vb[:, None])
+        coordinates = [_feature_coordinate(event, rows_a.shape[1])]
         member = (lambda u: _member_1d(event, u[:, 0])) if event is not None else (lambda u: np.zeros(len(u), bool))
     if atoms is not None:
         unique, ca, cb, _ = atoms
@@ -141,7 +145,7 @@ def output_distributions(sample: Resample, event: Any, event_text: str, pair_tex
             ax.axvspan(i - 0.5, i + 0.5, color="#ffd54f", alpha=0.5, lw=0)
         ax.bar(x - 0.2, ca[top] / len(rows_a), width=0.4, color=_COLOURS[0], label="M(a)")
         ax.bar(x + 0.2, cb[top] / len(rows_b), width=0.4, color=_COLOURS[1], label="M(b)")
-        labels = [", ".join(f"{v:g}" for v in unique[i]) for i in top]
+        labels = [", ".join(_tick(sample.coding, c, v) for c, v in zip(coordinates, unique[i])) for i in top]
         ax.set_xticks(x, labels, rotation=60 if len(top) > 8 else 0, fontsize=6)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("frequency")
@@ -168,6 +172,20 @@ def output_distributions(sample: Resample, event: Any, event_text: str, pair_tex
         + sample.how
     )
     return _plot("distributions", "Output distributions", caption, fig)
+
+
+def _feature_coordinate(event: Any, width: int) -> int | None:
+    """The output coordinate an event's feature reads (None for aggregates and scores)."""
+    feature = getattr(event, "feature", None)
+    if feature is None:
+        return 0 if width == 1 else None
+    return 0 if feature.kind == "value" else feature.index if feature.kind == "coordinate" else None
+
+
+def _tick(coding: Any, coordinate: int | None, value: float) -> str:
+    """An atom as the mechanism returned it: its label, True / False, or the number."""
+    text = coding.text(coordinate, value) if coding is not None and coordinate is not None else None
+    return f"{value:g}" if text is None else text
 
 
 def _member_1d(event: Any, values: np.ndarray) -> np.ndarray:

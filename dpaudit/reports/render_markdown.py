@@ -138,6 +138,7 @@ def _audit(doc: dict[str, Any]) -> list[str]:
         ("reach", f"{_number(result['epsilon_reach'])} (best bound a mechanism exactly at its claim could give)"),
         ("samples", f"{result['samples']} verification + {result['search_samples']} search per side"),
         ("seed", str(result["seed"])),
+        ("reproducible", _reproducible(result)),
         ("stopping", _stopping(result["stopping"])),
         ("run", _run(result["run"])),
         ("leak checks", _leak_checks(result)),
@@ -147,6 +148,13 @@ def _audit(doc: dict[str, Any]) -> list[str]:
     for note in result.get("notes", []):
         lines.append(f"- {escape(note)}")
     return lines + ([""] if result.get("notes") else [])
+
+
+def _reproducible(result: dict[str, Any]) -> str | None:
+    """The row only when the seed cannot reproduce the audit (the mechanism's own randomness)."""
+    if result.get("reproducible", True):
+        return None
+    return f"**no** — {escape(result.get('reproducibility', ''))}"
 
 
 def _stopping(stopping: dict[str, Any]) -> str:

@@ -157,12 +157,12 @@ def _varying_shape(q, n, rng):
     return rng.random((n, 2 if q > 0.5 else 3))
 
 
-def _mixed(q, rng):
-    return "yes" if rng.random() < 0.5 else 1.0
+def _unhashable(q, rng):
+    return {1, 2} if rng.random() < 0.5 else {3}
 
 
 @pytest.mark.parametrize("function,words", [(_raises, "boom"), (_nan, "NaN"), (_varying_shape, "varying shapes"),
-                                            (_mixed, "type")])
+                                            (_unhashable, "type set")])
 def test_misbehaving_targets_raise_mechanism_error(function, words):
     with pytest.raises(MechanismError, match=words):
         audit(function, epsilon=1.0, samples=1_000, seed=1)

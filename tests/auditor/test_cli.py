@@ -30,8 +30,8 @@ TARGETS = textwrap.dedent(
     def shape(q, n, rng):
         return rng.random((n, 1 + int(q > 0.5)))
 
-    def mixed(q, rng):
-        return "a" if rng.random() < 0.5 else 2
+    def unhashable(q, rng):
+        return {"a"} if rng.random() < 0.5 else {2}
 
     mechanism = Mechanism(name="file-laplace", claim=PureDP(1.0), neighbours=QueryDistance(1.0), sampler=good, domain=0.0)
     """
@@ -81,7 +81,7 @@ def test_seed_is_drawn_and_printed_when_absent():
         ("raises", ["--epsilon", "1"], "ZeroDivisionError"),
         ("nan", ["--epsilon", "1"], "NaN"),
         ("shape", ["--epsilon", "1"], "varying shapes"),
-        ("mixed", ["--epsilon", "1"], "type"),
+        ("unhashable", ["--epsilon", "1"], "type set"),
         ("good", [], "epsilon is required"),
         ("good", ["--epsilon", "-1"], "epsilon=-1.0 must be"),
         ("good", ["--epsilon", "1", "--a", '{"x": 1}', "--b", "[1]"], "must be a dataset"),

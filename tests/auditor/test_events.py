@@ -125,3 +125,76 @@ def test_search_finds_a_first_answer_conjunction():
         return out
     best = [s for s in search_events(rows(0.0), rows(1.5), _score) if s.family == "first answer"][0]
     assert best.forward and best.objective > 0.5
+
+
+# --- outputs that were labels, booleans or dicts -------------------------------------------------
+
+
+def _coding_of(function, n=2_000, seed=0):
+    from dpaudit import Mechanism, PureDP
+
+    return Mechanism.from_callable(function, claim=PureDP(1.0)).draw(0.0, n, np.random.default_rng(seed))
+
+
+def test_labelled_events_read_as_the_outputs_and_round_trip():
+    from dpaudit.auditor.events import labelled
+
+    from dpaudit.mechanisms.outputs import label_code
+
+    drawn = _coding_of(lambda q, rng: {"band": "high" if rng.random() < 0.5 else "low", "count": 3})
+    high = float(label_code("high"))
+    events = [
+        labelled(ValueSet(Feature("coordinate", index=0), (high,)), drawn.coding),
+        labelled(Threshold(Feature("coordinate", index=1), 2.5, False), drawn.coding),
+        labelled(RowSet(((high, 3.0),)), drawn.coding),
+        labelled(CoordinateDifference(0, 1, -1.0, 1.0), drawn.coding),
+    ]
+    assert [e.describe() for e in events] == [
+        "output['band'] == 'high'",
+        "output['count'] > 2.5",
+        "output == {'band': 'high', 'count': 3}",
+        "-1 <= output['band'] - output['count'] <= 1",
+    ]
+    for event in events:
+        back = event_from_dict(json.loads(json.dumps(event.as_dict())))
+        assert back == event and back.describe() == event.describe()
+        assert np.array_equal(back.contains(drawn.values), event.contains(drawn.values))
+
+
+def test_a_cut_on_a_boolean_output_reads_as_true_or_false():
+    from dpaudit.auditor.events import labelled
+
+    drawn = _coding_of(lambda q, rng: bool(rng.random() < 0.3))
+    rows = drawn.values.astype(np.int8)[:, None]
+    for event, text in [(Threshold(Feature("value"), 0.0, True), "output == False"),
+                        (Threshold(Feature("value"), 0.0, False), "output == True"),
+                        (Interval(Feature("value"), 0.5, 7.0), "output == True")]:
+        named = labelled(event, drawn.coding)
+        assert named.describe() == text
+        assert np.array_equal(named.contains(rows), event.contains(rows))  # the same set of outputs
+
+
+def test_the_search_cuts_no_thresholds_through_label_codes():
+    rng = np.random.default_rng(1)
+    # Labels coded 10, 20, 30 (as codes are: arbitrary integers); 30 is three times likelier under a.
+    rows_a = rng.choice([10, 20, 30], size=(4_000, 1), p=[0.2, 0.2, 0.6])
+    rows_b = rng.choice([10, 20, 30], size=(4_000, 1), p=[0.4, 0.4, 0.2])
+    score = _score
+    found = search_events(rows_a, rows_b, score, categorical=frozenset({0}))
+    assert found and all(isinstance(s.event, ValueSet) for s in found)
+    assert found[0].event.values == (30.0,) and found[0].forward
+    mixed = search_events(np.c_[rows_a, rows_a], np.c_[rows_b, rows_b], score, categorical=frozenset({0}))
+    assert {s.family for s in mixed} <= {"atoms", "threshold", "interval", "answer patterns"}
+    assert not any(s.event.feature.kind in ("sum", "max", "min", "argmax", "nonzero", "linear")
+                   for s in mixed if hasattr(s.event, "feature"))
+
+
+def test_a_label_output_with_more_labels_than_atoms_keeps_the_frequent_ones():
+    from dpaudit.auditor.search import MAX_ATOMS
+
+    rng = np.random.default_rng(2)
+    rows_a = rng.integers(0, 3 * MAX_ATOMS, size=(20_000, 1))
+    rows_b = rows_a.copy()
+    rows_a[rng.random(20_000) < 0.05, 0] = 7  # label 7 gains 5 % of the mass under a
+    found = search_events(rows_a, rows_b, _score, categorical=frozenset({0}))
+    assert found and found[0].event.values[0] == 7.0 and found[0].forward
