@@ -12,7 +12,17 @@ from typing import Any
 import click
 
 from ..errors import InvalidArgument, InvalidDataset, MechanismError
-from ._common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, debug_option, echo_json, guarded, json_option
+from ._common import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    EXIT_VIOLATION,
+    debug_option,
+    echo_json,
+    guarded,
+    json_option,
+    parse_distance,
+)
 
 EXIT_FOR_VERDICT = {"pass": EXIT_OK, "violation": EXIT_VIOLATION, "underpowered": EXIT_UNKNOWN}
 
@@ -32,17 +42,6 @@ def _parse_json(option: str, text: str) -> Any:
     if isinstance(value, dict) or value is None or isinstance(value, bool):
         raise InvalidDataset(f"{option}={text!r} must be a dataset (JSON array of records) or a query value")
     return _as_input(value)
-
-
-def _distance(text: str) -> int | float:
-    """``--d-in``: a JSON number (an integer stays an integer, as OpenDP's integer distances need)."""
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        value = None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidArgument(f"--d-in={text!r} must be a number, e.g. --d-in 1")
-    return value
 
 
 def _pair(a: str | None, b: str | None) -> tuple[Any, Any] | None:
@@ -195,7 +194,7 @@ def audit(
     from ..auditor.sampling import fresh_seed
 
     pair = _pair(a_json, b_json)
-    d_in = None if d_in_json is None else _distance(d_in_json)
+    d_in = None if d_in_json is None else parse_distance(d_in_json)
     seed = fresh_seed() if seed is None else seed
     audited: Any = target
     if neighbours is not None:
