@@ -46,6 +46,10 @@ def adapt(
     for a Mechanism.
     """
     library = library_of(target)
+    if isinstance(target, type) and (target.__module__ or "").partition(".")[0] in LIBRARIES:
+        raise InvalidArgument(
+            f"{target.__name__} is a class: audit an instance of it, e.g. {target.__name__}(epsilon=1.0, ...)"
+        )
     if library == "opendp":
         from .opendp import from_measurement
 

@@ -180,9 +180,11 @@ def claim_at(measurement: Any, d_in: Any, delta: float | None = None) -> tuple[C
 
 
 class OpenDPSampler:
-    """n draws of an OpenDP measurement on one input: one call of ``make_composition([m] * n)``.
+    """n draws of an OpenDP measurement on one input, through ``make_composition([m] * k)``.
 
-    Compositions are built once per size and kept (an audit draws a handful of chunk sizes).
+    n is split into powers of two, k = 2^j for each set bit of n, so at most log2(n) + 1 calls are
+    made and the compositions kept are bounded (one per power, built on first use) however many
+    distinct chunk sizes an audit asks for (its verification batches are Poisson-sized).
     """
 
     # Not marked thread_safe: most of a batched call is OpenDP's conversion of the outputs to Python,
@@ -214,9 +216,13 @@ class OpenDPSampler:
         value = self.cast(data)
         if n == 0:
             return np.empty((0,))
-        if n == 1 or not self._compositions:
+        if not self._compositions:
             return np.asarray([self.measurement(value) for _ in range(n)])
-        return np.asarray(self._compose(n)(value))
+        outputs: list[Any] = []
+        for j in range(int(n).bit_length()):
+            if n >> j & 1:
+                outputs += [self.measurement(value)] if j == 0 else self._compose(1 << j)(value)
+        return np.asarray(outputs)
 
 
 def _default_domain(measurement: Any, relation: NeighbourRelation, d_in: Any) -> tuple[Any, tuple]:

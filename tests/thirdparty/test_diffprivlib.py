@@ -134,3 +134,9 @@ def test_unsupported_mechanism_is_a_one_line_error():
     with pytest.raises(InvalidArgument, match=r"^diffprivlib Vector is not supported by the adapter") as info:
         audit(vector, samples=1000)
     assert "\n" not in str(info.value)
+
+
+def test_the_class_instead_of_an_instance_is_a_one_line_error():
+    with pytest.raises(InvalidArgument, match=r"^Laplace is a class: audit an instance of it") as info:
+        audit(Laplace, samples=1000)
+    assert "\n" not in str(info.value)
