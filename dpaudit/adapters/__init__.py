@@ -1,7 +1,7 @@
 """Third-party mechanism objects audited as they are: one small module per library.
 
 * :mod:`.opendp` -- an OpenDP ``Measurement``: the claim comes from its privacy map at ``d_in``;
-  n draws are one call of OpenDP's composition of n copies.
+  n draws go through OpenDP's composition of 2^j copies (at most log2(n) + 1 calls).
 * :mod:`.diffprivlib` -- a diffprivlib mechanism (``Laplace``, ``Gaussian``, ``Geometric``,
   ``Binary``, ``Exponential``, ``Snapping``...): epsilon, delta and sensitivity are read from it, its
   random source is seeded from the audit's generator.

@@ -18,18 +18,19 @@
 for a scalar input: (0, d_in) (moved inside the domain's bounds when 0 is not); a bounded dataset
 domain gives the pair search its record bounds; otherwise give ``pair=``.
 
-**Batching.**  OpenDP costs tens of microseconds per call from Python (70-110 us measured for
-Laplace and Gaussian on one core), so n draws of M(x) are made by one call of
-``make_composition([measurement] * n)`` -- OpenDP's own sequential composition applies every copy to
-the same input, each drawing fresh noise -- which is 2-3x cheaper per draw; measures that do not
-compose fall back to one call per draw.  The audit result's ``run`` records the batching and the
-time per draw.
+**Batching.**  OpenDP costs tens of microseconds per call from Python (75-105 us measured for the
+integer Laplace on a shared 2-core machine), so n draws of M(x) are made by calls of
+``make_composition([measurement] * k)`` -- OpenDP's own sequential composition applies every copy to
+the same input, each drawing fresh noise -- with k the powers of two that sum to n: 40-60 us per
+draw there, most of it OpenDP's conversion of the outputs to Python (the sampling takes 7 us).  Measures that do not
+compose fall back to one call per draw.  The audit result's ``run["batching"]`` says which, and
+``AuditResult.seconds_per_draw`` gives the time per draw.
 
 **Randomness.**  OpenDP samples from the operating system's CSPRNG and cannot be seeded: the audit's
 seed fixes dpaudit's own choices (search/verification split, Poisson sample sizes) but not OpenDP's
-draws, so the mechanism says ``randomness="own"`` and the audit result ``reproducible=False``.  Measurements do not pickle: audits run in
-process, or in a process pool when the measurement is named by a ``file.py:attr`` target (each
-worker imports it anew).
+draws, so the mechanism says ``randomness="own"`` and the audit result ``reproducible=False``.
+Measurements do not pickle: audits run in process, or in a process pool when the measurement is
+named by a ``file.py:attr`` target (each worker imports it anew).
 """
 
 from __future__ import annotations
@@ -196,7 +197,9 @@ class OpenDPSampler:
         self._compositions: dict[int, Any] = {}
         try:
             self._compose(2)
-            self.batching = "n draws per OpenDP call (make_composition of n copies of the measurement)"
+            self.batching = (
+                "n draws in at most log2(n) + 1 OpenDP calls (make_composition of 2^j copies of the measurement)"
+            )
         except Exception as exc:  # a measure without composition: one call per draw
             self._compositions = {}
             self.batching = f"one OpenDP call per draw (make_composition refused: {type(exc).__name__})"

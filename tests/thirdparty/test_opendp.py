@@ -78,8 +78,8 @@ def test_laplace_passes_through_the_batched_call(kind):
                    executor="in-process")
     assert not result.violation, result.reason
     assert result.epsilon_lower_bound > 0.5
-    # n draws were one call of OpenDP's composition of n copies, and the time per draw is reported.
-    assert result.run["batching"].startswith("n draws per OpenDP call")
+    # n draws went through OpenDP's composition of 2^j copies, and the time per draw is reported.
+    assert result.run["batching"].startswith("n draws in at most log2(n) + 1 OpenDP calls")
     assert result.run["draws"] >= 4 * 10_000 * 0.9
     assert 0 < result.seconds_per_draw < 0.01
     # OpenDP cannot be seeded: the result says so.
@@ -139,7 +139,7 @@ def test_cli_audits_a_measurement_in_a_python_file(tmp_path):
                                        "--confidence", str(CONFIDENCE), "--executor", "in-process", "--seed", "1"])
     assert result.exit_code == 0, result.output
     assert "claims 1-DP" in result.output
-    assert "batching: n draws per OpenDP call" in result.output
+    assert "batching: n draws in at most log2(n) + 1 OpenDP calls" in result.output
     assert "--d-in 1" in result.output  # the reproduce line
 
 
