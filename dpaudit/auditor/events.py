@@ -245,6 +245,8 @@ class RowSet:
                  for v, t in zip(self.patterns[i], self.labels[i] if self.labels else [None] * len(self.patterns[i]))]
         if self.keys is not None and len(self.keys) == len(texts):
             return "{" + ", ".join(f"{k}: {t}" for k, t in zip(self.keys, texts)) + "}"
+        if self.labels is not None and len(texts) == 1:  # a scalar output
+            return texts[0]
         return "(" + ", ".join(texts) + ")"
 
     def describe(self) -> str:
@@ -358,7 +360,7 @@ def _coordinate_of(feature: Feature) -> int | None:
     return 0 if feature.kind == "value" else feature.index if feature.kind == "coordinate" else None
 
 
-def _as_atoms(event: Any, coordinate: int) -> ValueSet:
+def _as_atoms(event: Any) -> ValueSet:
     """A threshold or interval on a boolean coordinate as the set of its atoms {0, 1} it contains."""
     atoms = np.array([[0.0], [1.0]])
     inside = type(event)(Feature("value"), *[getattr(event, f.name) for f in fields(event) if f.name != "feature"])
@@ -376,7 +378,7 @@ def labelled(event: Any, coding: "OutputCoding | None") -> Any:
     if isinstance(event, (Threshold, Interval)):
         coordinate = _coordinate_of(event.feature)
         if coordinate is not None and coding.kinds[coordinate] == "bool":
-            event = _as_atoms(event, coordinate)
+            event = _as_atoms(event)
     if isinstance(event, ValueSet):
         coordinate = _coordinate_of(event.feature)
         if coordinate is not None and coding.kinds[coordinate] != "number":

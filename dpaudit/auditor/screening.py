@@ -47,11 +47,13 @@ from typing import Any
 
 import numpy as np
 
+from .leak_events import CoordinateDifference
 from .leak_families import leak_families
 from .sampling import Draws
 from .search import Scored, Scorer, search_events
 
-__all__ = ["MIN_SCREEN", "SHORTLIST_KEEP", "SearchOutcome", "rescored_shortlist", "search_stage"]
+__all__ = ["MIN_SCREEN", "SHORTLIST_KEEP", "SearchOutcome", "numeric_leak_families", "rescored_shortlist",
+           "search_stage"]
 
 ExtraFamilies = Callable[[np.ndarray, np.ndarray], list[Scored]]
 
@@ -71,9 +73,41 @@ class SearchOutcome:
     notes: tuple[str, ...] = ()
 
 
-def _leak_events_of(mechanism: Any, pair: tuple[Any, Any], score: Scorer, checks: tuple[str, ...]) -> ExtraFamilies:
-    """The leak-check events of ``pair`` (:func:`.leak_events.leak_families`) as an ``extra`` of the shortlist."""
-    return lambda fit_a, fit_b: leak_families(mechanism, pair, fit_a, fit_b, score, checks)[0]
+def _leak_events_of(
+    mechanism: Any, pair: tuple[Any, Any], score: Scorer, checks: tuple[str, ...], categorical: frozenset[int]
+) -> ExtraFamilies:
+    """The leak-check events of ``pair`` (:func:`numeric_leak_families`) as an ``extra`` of the shortlist."""
+    return lambda fit_a, fit_b: numeric_leak_families(mechanism, pair, fit_a, fit_b, score, checks, categorical)[0]
+
+
+def _on_coordinates(event: Any, numeric: list[int]) -> Any:
+    """A leak event found on the columns ``numeric`` of the outputs, stated on the whole output."""
+    if isinstance(event, CoordinateDifference):
+        return replace(event, i=numeric[event.i], j=numeric[event.j])
+    return replace(event, coordinate=numeric[event.coordinate or 0])
+
+
+def numeric_leak_families(
+    mechanism: Any,
+    pair: tuple[Any, Any],
+    rows_a: np.ndarray,
+    rows_b: np.ndarray,
+    score: Scorer,
+    checks: tuple[str, ...],
+    categorical: frozenset[int] = frozenset(),
+) -> tuple[list[Scored], list[str]]:
+    """:func:`.leak_families.leak_families` on the coordinates that hold numbers.
+
+    Label codes (``categorical`` coordinates) have no float bits and no distances, so the leak
+    checks look at the other coordinates only -- a raw float beside a label still gets them.
+    """
+    if not categorical:
+        return leak_families(mechanism, pair, rows_a, rows_b, score, checks)
+    numeric = [i for i in range(rows_a.shape[1]) if i not in categorical]
+    if not numeric:
+        return [], []
+    found, notes = leak_families(mechanism, pair, rows_a[:, numeric], rows_b[:, numeric], score, checks)
+    return [replace(s, event=_on_coordinates(s.event, numeric)) for s in found], notes
 
 
 def _ranked(found: list[Scored]) -> list[Scored]:
@@ -168,7 +202,7 @@ def search_stage(
     changes nothing, and numpy's sorting and counting and scipy's beta quantiles release the GIL.
 
     The leak checks look at float bits and differences of coordinates: on outputs with label
-    coordinates they are skipped, with a note.
+    coordinates they look at the other coordinates (:func:`numeric_leak_families`).
     """
     threads = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="dpaudit-search")
     try:
@@ -205,8 +239,7 @@ def _search_stage(
             rows = {i: (np.concatenate(pools[i][0]), np.concatenate(pools[i][1])) for i in survivors}
             # Every search of every pair at once on the threads (each pair's parts in their order).
             categorical = draws.coding.categorical
-            leaks = {i: _leak_events_of(draws.mechanism, pairs[i], score, () if categorical else checks)
-                     for i in survivors}
+            leaks = {i: _leak_events_of(draws.mechanism, pairs[i], score, checks, categorical) for i in survivors}
             running = {i: [threads.submit(part) for part in _shortlist_parts(*rows[i], score, leaks[i], categorical)]
                        for i in survivors}
             # A pair's held-out counting starts once its searches are done (never waits in the pool).
@@ -227,14 +260,9 @@ def _search_stage(
         rows_a = np.concatenate([*pools[winner][0], rows_a])
         rows_b = np.concatenate([*pools[winner][1], rows_b])
     categorical = draws.coding.categorical
-    floats = rows_a.dtype.kind == "f"  # leak checks run on float outputs only
-    skipped = [c for c in checks if c != "sensitivity"] if categorical and floats else []
-    leak_checks = () if categorical else checks
-    leak_search = threads.submit(leak_families, draws.mechanism, (a, b), rows_a, rows_b, score, leak_checks)
+    leak_search = threads.submit(numeric_leak_families, draws.mechanism, (a, b), rows_a, rows_b, score, checks,
+                                 categorical)
     found = search_events(rows_a, rows_b, score, categorical=categorical)
     leaks, notes = leak_search.result()
-    if skipped:
-        notes = [*notes, f"leak checks {', '.join(skipped)} skipped: the outputs hold labels (strings or other "
-                         "categories), whose codes have no float bits or distances"]
     found = _ranked(found + leaks)
     return SearchOutcome(winner, found, spent + fresh, tuple(rounds), tuple(notes))

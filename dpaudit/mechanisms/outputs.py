@@ -46,9 +46,8 @@ import numpy as np
 
 from ..errors import MechanismError
 
-__all__ = ["KINDS", "OutputCoding", "encode_outputs", "label_code"]
+__all__ = ["OutputCoding", "encode_outputs", "label_code"]
 
-KINDS = ("number", "bool", "label")
 _HASH_KEY = b"dpaudit-output-label"
 _CODE_SHIFT = 64 - 53
 SUPPORTED = (
@@ -70,7 +69,12 @@ def _short(value: Any, limit: int = 60) -> str:
 
 
 def _canonical(value: Any) -> str:
-    """Text that names ``value`` the same way in every process (no memory address, no salted hash)."""
+    """Text that names ``value`` the same way in every process (no memory address, no salted hash).
+
+    Classes are named by their qualified name without the module: a class of the main script is in
+    ``__main__`` here and ``__mp_main__`` in a spawned worker, and a ``file.py:attr`` target's
+    module name differs between processes.
+    """
     if value is None:
         return "None"
     if isinstance(value, bool):
@@ -86,7 +90,7 @@ def _canonical(value: Any) -> str:
     if isinstance(value, complex):
         return f"complex:{value.real.hex()},{value.imag.hex()}"
     if isinstance(value, enum.Enum):
-        return f"enum:{type(value).__module__}.{type(value).__qualname__}.{value.name}"
+        return f"enum:{type(value).__qualname__}.{value.name}"
     if isinstance(value, tuple):
         return "tuple:(" + ",".join(_canonical(_plain_scalar(v)) for v in value) + ")"
     if isinstance(value, frozenset):
@@ -99,7 +103,7 @@ def _canonical(value: Any) -> str:
             f"an output of type {kind.__name__} ({_short(value)}), whose repr names a memory address and so "
             "differs between processes (give the class a __repr__, or return a string)"
         )
-    return f"{kind.__module__}.{kind.__qualname__}:{value!r}"
+    return f"{kind.__qualname__}:{value!r}"
 
 
 def _plain_scalar(value: Any) -> Any:
@@ -187,14 +191,6 @@ class OutputCoding:
         if kind == "label" and float(value).is_integer():
             return self.labels.get(int(value))
         return None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "shape": list(self.shape),
-            "kinds": list(self.kinds),
-            "keys": None if self.keys is None else list(self.keys),
-            "labels": {str(code): text for code, text in sorted(self.labels.items())},
-        }
 
 
 def _add_labels(into: dict[int, str], new: Mapping[int, str], name: str) -> None:
@@ -318,7 +314,7 @@ def _columns(raw: Mapping[Any, Any], n: int, encoder: _Encoder) -> tuple[np.ndar
                 "values per key)"
             )
         values, _, (kind,), _ = _encode_runs(list(np.asarray(column, dtype=object)), encoder)
-        columns.append(values.astype(float) if values.dtype.kind == "f" else values)
+        columns.append(values)
         kinds.append(kind)
     array = np.column_stack(columns) if columns else np.empty((n, 0))
     return array, tuple(kinds), tuple(repr(k) for k in keys)

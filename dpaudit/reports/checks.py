@@ -61,14 +61,16 @@ def _envelope(name: str, source: str, status: str, result: dict[str, Any] | None
 
 
 def _float_width(mechanism: Any, data: Any) -> int | None:
-    """How many float coordinates an output has (from four outputs); None for other outputs."""
+    """How many float coordinates an output has (from four outputs; label coordinates do not count);
+    None for other outputs."""
     try:
-        out = np.asarray(mechanism.sample(data, 4, np.random.default_rng(0)))
+        drawn = mechanism.draw(data, 4, np.random.default_rng(0))
     except DPAuditError:
         return None
+    out = np.asarray(drawn.values)
     if out.dtype.kind != "f" or out.ndim not in (1, 2):
         return None
-    return 1 if out.ndim == 1 else out.shape[1]
+    return ((1 if out.ndim == 1 else out.shape[1]) - len(drawn.coding.categorical)) or None
 
 
 def _not_applicable(name: str, mechanism: Any, audit: dict[str, Any]) -> str | None:

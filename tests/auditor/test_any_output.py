@@ -112,12 +112,13 @@ def test_dict_outputs_name_their_keys_and_labels():
 
 
 def noisy_reading(q, rng):
-    """A dict of a raw float Laplace release and a flag: the float's low bits leak q (Mironov 2012)."""
+    """A dict of a raw float Laplace release and a label: the float's low bits leak q (Mironov 2012)."""
     value = q + rng.laplace(0.0, 1.0)
-    return {"value": value, "positive": value > 0}
+    return {"value": value, "sign": "+" if value > 0 else "-"}
 
 
 def test_leak_checks_on_a_dict_output_name_the_coordinate_by_its_key():
+    # The label coordinate ('sign', first in key order) has no float bits: the checks run on 'value'.
     result = dpaudit.audit(noisy_reading, epsilon=1.0, pair=(0.0, 1.0), samples=20_000, seed=6, candidates=3,
                            executor="in-process")
     assert result.verdict is Verdict.VIOLATION
@@ -147,6 +148,29 @@ def test_label_audits_are_identical_on_every_executor_and_after_a_resume(tmp_pat
     dpaudit.audit(randomized_response, executor="in-process", checkpoint=str(checkpoint), **args)
     resumed = dpaudit.audit(randomized_response, executor="in-process", checkpoint=str(checkpoint), **args)
     assert resumed.run["resumed_chunks"] > 0 and resumed.event == here.event
+
+
+def test_enum_labels_of_a_file_target_mean_the_same_in_worker_processes(tmp_path):
+    # A file target's module has another name in every process; an enum's code must not depend on it.
+    target = tmp_path / "answers.py"
+    target.write_text(textwrap.dedent(
+        """
+        import enum
+
+        class Answer(enum.Enum):
+            YES = "yes"
+            NO = "no"
+
+        def rr(bit, rng):
+            keep = rng.random() < 0.75
+            return Answer.YES if (bit if keep else 1 - bit) else Answer.NO
+        """
+    ))
+    args = dict(epsilon=0.5, pair=(1, 0), samples=5_000, seed=9)
+    here = dpaudit.audit(f"{target}:rr", executor="in-process", **args)
+    pool = dpaudit.audit(f"{target}:rr", executor="process-pool", workers=2, **args)
+    assert here.event in ("output == <Answer.YES: 'yes'>", "output == <Answer.NO: 'no'>")
+    assert _same(replace(here, run={}), replace(pool, run={}))
 
 
 def test_cli_and_json_show_labels(tmp_path):

@@ -122,6 +122,7 @@ def test_the_plugin_reproduce_line_says_when_the_seed_cannot_reproduce():
 def test_reports_say_when_the_audit_is_not_reproducible():
     from dpaudit.reports.from_audit import report_from_audit
     from dpaudit.reports.model import load_schema
+    from dpaudit.reports.render_html import render_html
     from dpaudit.reports.render_markdown import render_markdown
 
     result = dpaudit.audit(laplace_own, epsilon=1.0, pair=(0.0, 1.0), samples=2_000, seed=3)
@@ -131,6 +132,7 @@ def test_reports_say_when_the_audit_is_not_reproducible():
     assert "# not reproducible" in document["settings"]["reproduce"]
     row = next(line for line in render_markdown(document).splitlines() if line.startswith("| reproducible |"))
     assert row.startswith("| reproducible | **no** — ") and "draws its own randomness" in row
+    assert "<tr><th>reproducible</th><td><strong>no</strong> — &#39;laplace_own&#39; draws its own" in render_html(document)
     import jsonschema
 
     jsonschema.Draft202012Validator(load_schema()).validate(document)
