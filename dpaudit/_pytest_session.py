@@ -52,13 +52,15 @@ class DPSession:
         samples: int | None = None,
         confidence: float | None = None,
         neighbours: Any = None,
+        d_in: Any = None,
     ) -> Any:
         """Audit ``target`` and fail the test on a violation (warn when underpowered).
 
         ``target`` is a Mechanism, a catalogue name or a plain function ``f(data, rng)`` /
         ``f(data, n, rng)``; for a plain function ``neighbours`` names the relation (default: add/remove
         when ``pair`` holds two datasets whose sizes differ by one, else query values within distance 1).
-        Returns the AuditResult.
+        An OpenDP measurement (with ``d_in``) or a diffprivlib mechanism object is audited through its
+        adapter (:mod:`dpaudit.adapters`).  Returns the AuditResult.
         """
         if self._settings.skip_audits:
             pytest.skip(f"audit skipped by {SKIP_AUDITS_OPTION}")
@@ -77,6 +79,7 @@ class DPSession:
                 samples=samples,
                 seed=seed,
                 confidence=confidence,
+                d_in=d_in,
             )
         except dpaudit.DPAuditError as exc:
             pytest.fail(f"dpaudit could not audit {_describe(target)}: {exc}", pytrace=False)
@@ -217,10 +220,13 @@ class DPSession:
 def _with_relation(target: Any, epsilon: Any, delta: Any, pair: Any, neighbours: Any) -> Any:
     """A plain callable becomes a Mechanism under the given (or the pair's evident) relation."""
     import dpaudit
+    from dpaudit.adapters import library_of
 
-    if isinstance(target, (str, dpaudit.Mechanism)) or not callable(target):
+    if isinstance(target, (str, dpaudit.Mechanism)) or not callable(target) or library_of(target):
         if neighbours is not None:
-            raise pytest.UsageError("neighbours= applies to plain functions; a Mechanism carries its own relation")
+            raise pytest.UsageError(
+                "neighbours= applies to plain functions; a Mechanism or library object carries its own relation"
+            )
         return target
     if neighbours is None:
         sized = pair is not None and all(hasattr(x, "__len__") and not isinstance(x, str) for x in pair)

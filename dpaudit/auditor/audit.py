@@ -129,15 +129,17 @@ def audit(
     checkpoint: str | None = None,
     progress: bool | None = None,
     checks: Any = "default",
+    d_in: Any = None,
     randomness: str | None = None,
 ) -> AuditResult:
     """Lower-bound, with confidence ``confidence``, the epsilon that ``target`` realises.
 
     Parameters
     ----------
-    target : Mechanism, str or callable
-        A Mechanism, a catalogue name, ``package.module:attr``, ``file.py:attr``, or a plain function
-        ``f(data, n, rng)`` (n runs, vectorised) or ``f(data, rng)`` (one run, batched).
+    target : Mechanism, str, callable or library object
+        A Mechanism, a catalogue name, ``package.module:attr``, ``file.py:attr``, a plain function
+        ``f(data, n, rng)`` (n runs, vectorised) or ``f(data, rng)`` (one run, batched), an OpenDP
+        ``Measurement`` (with ``d_in``) or a diffprivlib mechanism object (:mod:`dpaudit.adapters`).
     epsilon, delta : float, optional
         The claim to audit; default the mechanism's own.  Required (epsilon) for a plain callable;
         ``delta`` defaults to 0 then.
@@ -176,6 +178,9 @@ def audit(
         ``"correlated-noise"`` (the default) add event families to the search stage;
         ``"sensitivity"`` falsifies the declared sensitivity (deterministic, seconds; not default).
         None or ``()`` turns them off.  Each finding lands in ``AuditResult.findings``.
+    d_in : number, optional
+        For an OpenDP ``Measurement`` only: the input distance at which its privacy map gives the
+        claim (and the neighbour relation; :mod:`dpaudit.adapters.opendp`).  Required for one.
     randomness : {"generator", "random-state", "python-random", "own"}, optional
         For a plain callable: what its randomness argument is (a ``numpy.random.Generator``, a
         ``numpy.random.RandomState``, a ``random.Random``) or ``"own"`` when it takes none; read
@@ -203,7 +208,7 @@ def audit(
     candidates = check_positive_int("candidates", candidates)
     checks = check_names(checks)
     seed = fresh_seed() if seed is None else check_nonnegative_int("seed", seed)
-    mechanism = resolve(target, epsilon=epsilon, delta=delta, randomness=randomness)
+    mechanism = resolve(target, epsilon=epsilon, delta=delta, randomness=randomness, d_in=d_in)
     claim = mechanism.claim
     claim_delta = float(claim.delta)
     chosen_method = _pick_method(method, claim_delta)
@@ -297,6 +302,8 @@ def audit(
         "checkpoint": None if checkpoint is None else str(checkpoint),
         "resumed_chunks": 0 if store is None else store.resumed_chunks,
         "note": ship_note or getattr(runner, "note", None),
+        "draws": draws.draws,
+        "batching": getattr(mechanism.sampler, "batching", None),
     }
     return _result(mechanism, claim, chosen_method, n, seed, confidence, plan, checked, outcome, (a, b), pairs,
                    notes, draws, run, started, tuple(findings), checks, certified)

@@ -133,8 +133,10 @@ class AuditResult:
         and why it stopped (``reason``: violation, futility or budget).
     run : dict
         How the audit ran, which does not change its outcome: the executor and its workers, the
-        checkpoint file, how many chunks were resumed from it, and a note when the mechanism could
-        not be shipped to other processes.
+        checkpoint file, how many chunks were resumed from it, a note when the mechanism could
+        not be shipped to other processes, the outputs drawn in all (``draws``: both sides, search and
+        verification) and how the sampler batches its draws (``batching``, set by the library
+        adapters; :attr:`seconds_per_draw` is the time per output).
     findings : tuple of dict
         Findings of the implementation-leak checks (each a plain dict naming the ``check`` that
         produced it and, in ``reason``, why it implies a privacy violation).
@@ -181,6 +183,12 @@ class AuditResult:
     @property
     def violation(self) -> bool:
         return self.verdict is Verdict.VIOLATION
+
+    @property
+    def seconds_per_draw(self) -> float | None:
+        """Time inside the mechanism per output drawn (``mechanism_s / run["draws"]``; summed over workers)."""
+        draws = self.run.get("draws") if self.run else None
+        return self.mechanism_s / draws if draws else None
 
     def reproduce(self) -> str:
         """The command line that reruns this audit (saying so when the mechanism's own randomness defeats the seed)."""

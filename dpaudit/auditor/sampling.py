@@ -73,6 +73,7 @@ class Draws:
         self.checkpoint = checkpoint
         self.progress = progress or (lambda rows: None)
         self.mechanism_s = 0.0
+        self.draws = 0
         self.output_shape: tuple[int, ...] | None = None
         self.dtype_kinds: set[str] = set()
         drawn = mechanism.draw(probe_input, 1, generator(seed, (2,)))
@@ -82,6 +83,7 @@ class Draws:
 
     def _absorb(self, result: ChunkResult) -> None:
         self.mechanism_s += result.mechanism_s
+        self.draws += result.rows
         if result.rows:
             if self.output_shape is None:
                 self.output_shape = result.shape

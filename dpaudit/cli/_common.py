@@ -55,3 +55,18 @@ def _jsonable(value: Any) -> Any:
 
 def echo_json(document: Any) -> None:
     click.echo(json.dumps(_jsonable(document), indent=2, sort_keys=False))
+
+
+def parse_distance(text: str) -> int | float:
+    """``--d-in``: a JSON number (an integer stays an integer, as OpenDP's integer distances need)."""
+    import json
+
+    from ..errors import InvalidArgument
+
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        value = None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidArgument(f"--d-in={text!r} must be a number, e.g. --d-in 1")
+    return value

@@ -12,7 +12,17 @@ from typing import Any
 import click
 
 from ..errors import InvalidArgument, InvalidDataset, MechanismError
-from ._common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, debug_option, echo_json, guarded, json_option
+from ._common import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    EXIT_VIOLATION,
+    debug_option,
+    echo_json,
+    guarded,
+    json_option,
+    parse_distance,
+)
 
 EXIT_FOR_VERDICT = {"pass": EXIT_OK, "violation": EXIT_VIOLATION, "underpowered": EXIT_UNKNOWN}
 
@@ -86,6 +96,10 @@ def _print_result(result: Any, reproduction: str) -> None:
         click.echo(f"  run     : {run['executor']} ({run['workers']} workers){resumed}")
         if run.get("note"):
             click.echo(f"  note    : {run['note']}")
+        if run.get("batching"):
+            per_draw = result.seconds_per_draw
+            timing = f", {per_draw * 1e6:.1f} us per draw" if per_draw else ""
+            click.echo(f"  batching: {run['batching']}{timing}")
     click.echo(f"  time    : {result.elapsed_s:.2f} s, of which {result.mechanism_s:.2f} s inside the mechanism")
     if not result.reproducible:
         click.echo(f"  reproducible: no -- {result.reproducibility}")
@@ -101,6 +115,13 @@ def _print_result(result: Any, reproduction: str) -> None:
     default=None,
     metavar="RELATION",
     help="Neighbour relation for a plain function: add-remove, replace, local or query-distance[:DELTA[:NORM]].",
+)
+@click.option(
+    "--d-in",
+    "d_in_json",
+    default=None,
+    metavar="NUMBER",
+    help="OpenDP measurements only: the input distance at which the privacy map gives the claim (e.g. 1).",
 )
 @click.option(
     "--randomness",
@@ -141,6 +162,7 @@ def audit(
     epsilon: float | None,
     delta: float | None,
     neighbours: str | None,
+    d_in_json: str | None,
     randomness: str | None,
     a_json: str | None,
     b_json: str | None,
@@ -162,6 +184,9 @@ def audit(
 ) -> None:
     """Audit TARGET: a catalogue name, package.module:attr or path/to/file.py:attr.
 
+    The attribute may be a Mechanism, a plain function (give --epsilon), an OpenDP Measurement (give
+    --d-in: the claim is its privacy map there) or a diffprivlib mechanism object (its own claim).
+
     Prints a lower bound on the epsilon TARGET realises and the verdict: violation when it exceeds
     the claim, pass otherwise (underpowered when the sample size could not reach the claim).
     """
@@ -169,6 +194,7 @@ def audit(
     from ..auditor.sampling import fresh_seed
 
     pair = _pair(a_json, b_json)
+    d_in = None if d_in_json is None else parse_distance(d_in_json)
     seed = fresh_seed() if seed is None else seed
     audited: Any = target
     if neighbours is not None:
@@ -177,8 +203,10 @@ def audit(
         from ..mechanisms.targets import resolve
         from ..neighbours import relation_from_spec
 
-        audited = replace(resolve(target, epsilon=epsilon, delta=delta, randomness=randomness),
-                          neighbours=relation_from_spec(neighbours))
+        audited = replace(
+            resolve(target, epsilon=epsilon, delta=delta, randomness=randomness, d_in=d_in),
+            neighbours=relation_from_spec(neighbours),
+        )
     checks = [
         name
         for name, off in (("lattice", no_float_checks), ("float-support", no_float_checks),
@@ -202,6 +230,7 @@ def audit(
             early_stopping=not no_early_stop,
             progress=False if as_json else progress,
             checks=checks,
+            d_in=None if neighbours is not None else d_in,
             randomness=randomness,
         )
     except MechanismError as exc:
@@ -210,6 +239,7 @@ def audit(
         flag
         for flag, used in ((f"--neighbours {neighbours}", neighbours is not None),
                            (f"--randomness {randomness}", randomness is not None),
+                           (f"--d-in {d_in_json}", d_in is not None),
                            (f"--search-samples {search_samples}", search_samples is not None), ("--no-early-stop", no_early_stop), ("--no-float-checks", no_float_checks),
                            ("--no-correlation-check", no_correlation_check), ("--sensitivity-check", sensitivity_check))
         if used

@@ -14,7 +14,7 @@ import click
 
 from ..errors import InvalidArgument
 from . import EXIT_CODES
-from ._common import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, debug_option, echo_json, guarded, json_option
+from ._common import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, debug_option, echo_json, guarded, json_option, parse_distance
 
 _OVERALL_EXIT = {"pass": EXIT_OK, "violation": EXIT_VIOLATION, "unknown": EXIT_UNKNOWN}
 
@@ -90,6 +90,8 @@ def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool)
 @click.option("--all", "all_", is_flag=True, help="Report every catalogue mechanism into the folder -o.")
 @click.option("--epsilon", type=float, default=None, help="Claimed epsilon (default: the mechanism's claim).")
 @click.option("--delta", type=float, default=None, help="Claimed delta (default: the mechanism's claim, else 0).")
+@click.option("--d-in", "d_in_json", default=None, metavar="NUMBER",
+              help="OpenDP measurements only: the input distance at which the privacy map gives the claim.")
 @click.option("--samples", type=int, default=None,
               help="Verification samples per side (default 10^6, also with --all).")
 @click.option("--seed", type=int, default=None, help="Seed that reproduces the report (default: drawn; fixed with --all).")
@@ -110,6 +112,7 @@ def report(
     all_: bool,
     epsilon: float | None,
     delta: float | None,
+    d_in_json: str | None,
     samples: int | None,
     seed: int | None,
     confidence: float,
@@ -130,11 +133,12 @@ def report(
     """
     if all_ == (target is not None):
         raise InvalidArgument("give either TARGET or --all (not both, not neither)")
-    options = dict(epsilon=epsilon, delta=delta, samples=samples, seed=seed, confidence=confidence, plots=plots,
+    d_in = None if d_in_json is None else parse_distance(d_in_json)
+    options = dict(epsilon=epsilon, delta=delta, d_in=d_in, samples=samples, seed=seed, confidence=confidence, plots=plots,
                    proof_timeout=proof_timeout, skip_checks=skip_checks)
     if all_:
-        if epsilon is not None or delta is not None:
-            raise InvalidArgument("--epsilon and --delta restate one mechanism's claim; they do not apply to --all")
+        if epsilon is not None or delta is not None or d_in is not None:
+            raise InvalidArgument("--epsilon, --delta and --d-in state one mechanism's claim; they do not apply to --all")
         sys.exit(_all(output, options, jobs, as_json))
     sys.exit(_one(target, output, options, as_json))
 

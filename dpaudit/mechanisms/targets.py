@@ -1,5 +1,6 @@
 """Resolve what a user names into a Mechanism: a catalogue name, ``package.module:attr``,
-``path/to/file.py:attr``, a Mechanism, or a plain callable (with the claim given separately)."""
+``path/to/file.py:attr``, a Mechanism, an OpenDP measurement or diffprivlib mechanism object
+(:mod:`dpaudit.adapters`), or a plain callable (with the claim given separately)."""
 
 from __future__ import annotations
 
@@ -58,14 +59,23 @@ def _claim_for(epsilon: float | None, delta: float | None, what: str) -> Claim:
 
 
 def resolve(
-    target: Any, *, epsilon: float | None = None, delta: float | None = None, randomness: str | None = None
+    target: Any,
+    *,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    randomness: str | None = None,
+    d_in: Any = None,
 ) -> Mechanism:
     """Turn ``target`` into a Mechanism.
 
     A Mechanism or catalogue name keeps its own claim unless ``epsilon``/``delta`` override it; a
-    callable (given directly or loaded from ``module:attr``) needs ``epsilon``.  ``randomness``
-    applies to callables only (:meth:`Mechanism.from_callable`).
+    callable (given directly or loaded from ``module:attr``) needs ``epsilon``.  An OpenDP
+    ``Measurement`` takes its claim from its privacy map at ``d_in``, a diffprivlib mechanism from
+    its own parameters (:mod:`dpaudit.adapters`); ``d_in`` is refused for anything else.
+    ``randomness`` applies to callables only (:meth:`Mechanism.from_callable`).
     """
+    from ..adapters import adapt
+
     if isinstance(target, str):
         target = get(target) if ":" not in target else load_attribute(target)
         if callable(target) and not isinstance(target, Mechanism):
@@ -77,6 +87,14 @@ def resolve(
                     target = target()
             except (TypeError, ValueError):
                 pass
+    adapted = adapt(target, epsilon=epsilon, delta=delta, d_in=d_in)
+    if adapted is not None:
+        if randomness is not None and randomness != adapted.randomness:
+            raise InvalidArgument(
+                f"randomness={randomness!r} applies to a plain function; the {adapted.family} object draws from "
+                f"randomness={adapted.randomness!r}, which its adapter knows"
+            )
+        return adapted
     if isinstance(target, Mechanism):
         if randomness is not None and randomness != target.randomness:
             raise InvalidArgument(
@@ -92,4 +110,12 @@ def resolve(
         return replace(target, claim=ApproxDP(eps, dlt) if dlt else PureDP(eps))
     if callable(target):
         return Mechanism.from_callable(target, claim=_claim_for(epsilon, delta, repr(target)), randomness=randomness)
-    raise UnknownMechanism(f"target={target!r} is neither a Mechanism, a callable nor a name")
+    raise UnknownMechanism(
+        f"target={_short(target)} is not a Mechanism, a catalogue name, a callable, an OpenDP Measurement or a "
+        "diffprivlib mechanism"
+    )
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

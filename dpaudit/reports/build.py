@@ -63,6 +63,7 @@ def build_report(
     executor: Any = "auto",
     env: dict[str, Any] | None = None,
     progress: Callable[[str], None] | None = None,
+    d_in: Any = None,
 ) -> dict[str, Any]:
     """The report document of ``target`` (a Mechanism, catalogue name or ``module:attr``).
 
@@ -89,6 +90,8 @@ def build_report(
         Environment fields to record instead of the live ones (for reproducible snapshots).
     progress : callable, optional
         Called with the name of each stage of :data:`STAGES` when it is done.
+    d_in : number, optional
+        For an OpenDP measurement: the input distance at which its privacy map gives the claim.
 
     Returns
     -------
@@ -117,7 +120,7 @@ def build_report(
         raise InvalidArgument(f"skip_checks={tuple(skip_checks)!r} must name checks among {', '.join(CHECKS)}")
     skip = tuple(skip_checks) if checks else CHECKS
     tick = progress or (lambda stage: None)
-    mechanism = resolve(target, epsilon=epsilon, delta=delta)
+    mechanism = resolve(target, epsilon=epsilon, delta=delta, d_in=d_in)
     seed = fresh_seed() if seed is None else seed
 
     proof_section = _proof_section(mechanism, proof_timeout)
@@ -137,7 +140,7 @@ def build_report(
         "confidence": confidence,
         "plot_samples": min(plot_samples or PLOT_SAMPLES, audit_dict["samples"]) if audit_dict else None,
         "elapsed_s": round(time.perf_counter() - started, 3),
-        "reproduce": _reproduce(mechanism.name, target, epsilon, delta, audit_dict, seed, confidence, skip)
+        "reproduce": _reproduce(mechanism.name, target, epsilon, delta, audit_dict, seed, confidence, skip, d_in)
         + (not_reproducible_suffix(audit_dict) if audit_dict else ""),
     }
     return assemble(mechanism, proof=proof_section, audit=audit_section, implementation=implementation,
@@ -145,13 +148,14 @@ def build_report(
 
 
 def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, confidence: float,
-               skip: tuple[str, ...]) -> str:
+               skip: tuple[str, ...], d_in: Any = None) -> str:
     """The command (a named target) or the call (a Mechanism object) that makes this report again."""
     options = {"seed": seed, "confidence": confidence, "samples": audit_dict["samples"] if audit_dict else None,
-               "epsilon": epsilon, "delta": delta}
+               "epsilon": epsilon, "delta": delta, "d-in": d_in}
     given = {k: v for k, v in options.items() if v is not None}
     if not isinstance(target, str):
-        arguments = ", ".join(f"{k}={v!r}" for k, v in [*given.items(), *([("skip_checks", skip)] if skip else [])])
+        arguments = ", ".join(f"{k.replace('-', '_')}={v!r}"
+                              for k, v in [*given.items(), *([("skip_checks", skip)] if skip else [])])
         return f"dpaudit.reports.build_report(<the Mechanism {name!r}>, {arguments})"
     flags = " ".join([f"--{k} {v!r}" for k, v in given.items()] + [f"--skip-check {s}" for s in skip])  # repr: floats exactly
     return f"dpaudit report {target} {flags} -o report.html"
