@@ -40,9 +40,16 @@ MAX_LATTICE_COORDINATES = 4
 
 
 def query_vectors(mechanism: Any, pair: tuple[Any, Any], width: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """(q_a, q_b) as flat arrays of ``width`` query values, one per output coordinate, when known."""
+    """(q_a, q_b) as flat arrays of ``width`` query values, one per output coordinate, when known.
+
+    None also when the mechanism says its outputs are not fl(q + n) for a double n
+    (``Mechanism.float_sum`` False): the lemma and the noise replay, which prove events empty
+    from the query values, do not apply to them, and the centres are estimated as for a black box.
+    """
     from .float_support import query_array
 
+    if not getattr(mechanism, "float_sum", True):
+        return None
     try:
         q_a, q_b = (query_array(mechanism, data).reshape(-1) for data in pair)
     except Exception:  # no query, or a query that rejects the input: no lemma then

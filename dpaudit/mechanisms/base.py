@@ -92,6 +92,12 @@ class Mechanism:
         Where the wrapped code draws its randomness from (one of ``RANDOMNESS``).  The sampler
         always takes a Generator; for ``"own"`` it cannot pass it on, so the outputs of a seed are
         not reproducible (:attr:`reproducible`).
+    float_sum : bool
+        Float outputs are fl(q + n), the query value plus a double noise n in double arithmetic, as
+        for numpy noise added to a value.  Then the ulp-lattice lemma (Mironov 2012) and the exact
+        noise replay may prove a leak event empty under the neighbour.  False for code that rounds
+        the exact real sum once (OpenDP) or otherwise computes its outputs: its leak events are only
+        observed on fresh samples, never proved.
     """
 
     name: str
@@ -110,6 +116,7 @@ class Mechanism:
     source: str = ""
     noise: "FloatNoise | None" = field(default=None, repr=False)
     randomness: str = "generator"
+    float_sum: bool = True
 
     @property
     def reproducible(self) -> bool:
