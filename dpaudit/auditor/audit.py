@@ -45,15 +45,16 @@ from .._validation import (
     check_probability_open,
     check_unit_interval,
 )
-from ..errors import InvalidArgument
-from ..mechanisms.targets import resolve
+from ..errors import InvalidArgument, MechanismError
+from ..mechanisms.targets import is_plain_callable, load_target, resolve
 from . import bounds
 from .checkpoint import Checkpoint
 from .executors import InProcess, make_executor, ship
 from .leak_events import check_names, leak_findings, sensitivity_finding
-from .pairs import candidate_pairs
+from .pairs import START_HINT, candidate_pairs
 from .probabilistic import bad_set_test
 from .progress import Progress
+from .relation import RelationChoice, choose_relation
 from .result import AuditResult, Verdict, VerifiedEvent, from_plain, plain
 from .sampling import Draws, fresh_seed
 from .screening import search_stage
@@ -115,6 +116,8 @@ def audit(
     epsilon: float | None = None,
     delta: float | None = None,
     pair: tuple[Any, Any] | None = None,
+    neighbours: Any = None,
+    data: Any = None,
     samples: int | None = None,
     search_samples: int | None = None,
     seed: int | None = None,
@@ -139,7 +142,21 @@ def audit(
         The claim to audit; default the mechanism's own.  Required (epsilon) for a plain callable;
         ``delta`` defaults to 0 then.
     pair : (a, b), optional
-        Neighbouring inputs; when absent they are searched (:mod:`dpaudit.auditor.pairs`).
+        Neighbouring inputs; when absent they are searched (:mod:`dpaudit.auditor.pairs`).  For a
+        plain function the pair is the user's statement: it is audited as given, under the relation
+        its shapes state (sizes differing by one record: add/remove; one record changed: replace;
+        two numbers: query values at their distance), else recorded as "pair given, relation
+        unchecked" (:mod:`dpaudit.auditor.relation`).
+    neighbours : NeighbourRelation or str, optional
+        The relation to audit under: ``AddRemove()``, ``Replace()``, ``QueryDistance(...)``,
+        ``Local()`` or a name (``"add-remove"``, ``"replace"``, ``"local"``,
+        ``"query-distance:1:l1"``).  It replaces a Mechanism's own relation; a given pair must be
+        neighbouring under it.  ``AuditResult.neighbours`` records the relation used and its source.
+    data : optional
+        An example input the pair search starts from when no pair is given: a dataset (its
+        neighbours, and the relation's patterns on datasets of its size over its value range) or,
+        under query-value neighbours, the base query value.  A plain function given a dataset is
+        audited under add/remove unless ``neighbours`` says otherwise.
     samples : int, optional
         Verification samples per side (default ``DEFAULT_SAMPLES``); the search stage spends
         :func:`search_budget` more per side.
@@ -195,11 +212,15 @@ def audit(
     candidates = check_positive_int("candidates", candidates)
     checks = check_names(checks)
     seed = fresh_seed() if seed is None else check_nonnegative_int("seed", seed)
-    mechanism = resolve(target, epsilon=epsilon, delta=delta)
+    loaded = load_target(target)
+    mechanism, relation = choose_relation(
+        resolve(loaded, epsilon=epsilon, delta=delta), is_plain_callable(loaded), pair=pair, neighbours=neighbours,
+        data=data,
+    )
     claim = mechanism.claim
     claim_delta = float(claim.delta)
     chosen_method = _pick_method(method, claim_delta)
-    pairs, notes = candidate_pairs(mechanism, pair)
+    pairs, notes = candidate_pairs(mechanism, pair, data=data, check=relation.relation is not None)
     probabilistic = claim.kind == "probabilistic"
     if probabilistic:
         notes.append("probabilistic DP audited as approximate DP (P-DP implies A-DP) and by the bad-set test")
@@ -227,9 +248,10 @@ def audit(
         fingerprint = {
             "mechanism": mechanism.name,
             "description": mechanism.description,
-            "neighbours": mechanism.neighbours.as_dict(),
+            "neighbours": relation.as_dict(),
             "claim": claim.as_dict(),
             "pair": plain(pair) if pair is not None else None,
+            "data": plain(data) if data is not None else None,
             "seed": seed,
             "samples": n,
             "search_samples": n_search,
@@ -247,7 +269,7 @@ def audit(
     bar = Progress((4 if probabilistic else 2) * (n_search + n), mechanism.name, progress)
     certified = None
     try:
-        draws = Draws(mechanism, ref, runner, seed, pairs[0][0], checkpoint=store, progress=bar.advance)
+        draws = _draws(mechanism, ref, runner, seed, pairs[0][0], store, bar, relation, pair, data)
         if store is not None and store.search is not None:
             outcome, chosen = outcome_from_record(store.search, mechanism.noise)
             bar.advance(2 * outcome.samples)
@@ -289,11 +311,23 @@ def audit(
         "note": ship_note or getattr(runner, "note", None),
     }
     return _result(mechanism, claim, chosen_method, n, seed, confidence, plan, checked, outcome, (a, b), pairs,
-                   notes, draws, run, started, tuple(findings), checks, certified)
+                   notes, draws, run, started, tuple(findings), checks, relation, certified)
+
+
+def _draws(mechanism, ref, runner, seed, probe, store, bar, relation: RelationChoice, pair, data) -> Draws:
+    """The audit's :class:`Draws`; a plain function that fails on the default first input is told what to give."""
+    try:
+        return Draws(mechanism, ref, runner, seed, probe, checkpoint=store, progress=bar.advance)
+    except MechanismError as exc:
+        if relation.source != "default" or pair is not None or data is not None or mechanism.domain is not None:
+            raise
+        raise InvalidArgument(
+            f"{exc}: with no pair or data the search starts from the query value {probe!r}; {START_HINT}"
+        ) from exc
 
 
 def _result(mechanism, claim, method, n, seed, confidence, plan, checked, outcome, pair, pairs, notes, draws, run,
-            started, findings, checks, certified=None) -> AuditResult:
+            started, findings, checks, relation, certified=None) -> AuditResult:
     measured = checked.measured
     _, holm = bounds.holm_adjusted([m.p for m in measured], confidence)
     records = tuple(
@@ -385,6 +419,7 @@ def _result(mechanism, claim, method, n, seed, confidence, plan, checked, outcom
         run=run,
         findings=findings,
         checks=checks,
+        neighbours=relation.as_dict(),
     )
 
 

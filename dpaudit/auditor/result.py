@@ -131,6 +131,11 @@ class AuditResult:
         produced it and, in ``reason``, why it implies a privacy violation).
     checks : tuple of str
         The leak checks that ran.
+    neighbours : dict
+        The neighbour relation the audit used and where it came from
+        (:class:`dpaudit.auditor.relation.RelationChoice`): ``relation`` (its ``as_dict()``, or None
+        when a plain function's pair was audited as given, unchecked), ``source`` (``given``,
+        ``mechanism``, ``inferred``, ``unchecked`` or ``default``) and a readable ``statement``.
     """
 
     target: str
@@ -161,6 +166,7 @@ class AuditResult:
     run: dict[str, Any] = field(default_factory=dict)
     findings: tuple[dict[str, Any], ...] = ()
     checks: tuple[str, ...] = ()
+    neighbours: dict[str, Any] = field(default_factory=dict)
 
     @property
     def violation(self) -> bool:

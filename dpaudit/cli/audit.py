@@ -69,6 +69,8 @@ def _print_result(result: Any, reproduction: str) -> None:
         click.echo(f"  delta   >= {result.delta_lower_bound:.3g} at epsilon = {result.claim.epsilon:g}")
     click.echo(f"  event   : {result.event}")
     click.echo(f"  pair    : a = {json.dumps(result.pair[0])}, b = {json.dumps(result.pair[1])}")
+    if result.neighbours:
+        click.echo(f"  neighbours: {result.neighbours['statement']}")
     click.echo(
         f"  hits    : {result.hits[0]} / {result.sample_sizes[0]} under a, {result.hits[1]} / {result.sample_sizes[1]} under b "
         f"({result.samples} verification + {result.search_samples} search samples per side)"
@@ -96,7 +98,16 @@ def _print_result(result: Any, reproduction: str) -> None:
     "--neighbours",
     default=None,
     metavar="RELATION",
-    help="Neighbour relation for a plain function: add-remove, replace, local or query-distance[:DELTA[:NORM]].",
+    help="Neighbour relation: add-remove, replace, local or query-distance[:DELTA[:NORM]] (default: the "
+    "mechanism's; for a plain function, what --a/--b show, else add-remove with --data, else query-distance).",
+)
+@click.option(
+    "--data",
+    "data_json",
+    default=None,
+    metavar="JSON",
+    help="Example dataset (JSON array) the pair search starts from when --a/--b are absent; its size and value range "
+    "give the searched datasets.",
 )
 @click.option("--a", "a_json", default=None, metavar="JSON", help="First neighbouring input, as JSON.")
 @click.option("--b", "b_json", default=None, metavar="JSON", help="Second neighbouring input, as JSON.")
@@ -130,6 +141,7 @@ def audit(
     epsilon: float | None,
     delta: float | None,
     neighbours: str | None,
+    data_json: str | None,
     a_json: str | None,
     b_json: str | None,
     samples: int | None,
@@ -154,18 +166,12 @@ def audit(
     the claim, pass otherwise (underpowered when the sample size could not reach the claim).
     """
     from ..auditor import audit as run_audit
+    from ..auditor.pairs import START_HINT
     from ..auditor.sampling import fresh_seed
 
     pair = _pair(a_json, b_json)
+    data = None if data_json is None else _parse_json("--data", data_json)
     seed = fresh_seed() if seed is None else seed
-    audited: Any = target
-    if neighbours is not None:
-        from dataclasses import replace
-
-        from ..mechanisms.targets import resolve
-        from ..neighbours import relation_from_spec
-
-        audited = replace(resolve(target, epsilon=epsilon, delta=delta), neighbours=relation_from_spec(neighbours))
     checks = [
         name
         for name, off in (("lattice", no_float_checks), ("float-support", no_float_checks),
@@ -174,10 +180,12 @@ def audit(
     ]
     try:
         result = run_audit(
-            audited,
+            target,
             epsilon=epsilon,
             delta=delta,
             pair=pair,
+            neighbours=neighbours,
+            data=data,
             samples=samples,
             search_samples=search_samples,
             seed=seed,
@@ -192,9 +200,13 @@ def audit(
         )
     except MechanismError as exc:
         raise MechanismError(f"{exc} (rerun with --seed {seed})") from exc
+    except InvalidArgument as exc:  # the hint names the Python arguments; say the options instead
+        if START_HINT not in str(exc):
+            raise
+        raise InvalidArgument(str(exc).replace(START_HINT, "give --a JSON --b JSON or --data JSON")) from exc
     flags = tuple(
         flag
-        for flag, used in ((f"--neighbours {neighbours}", neighbours is not None),
+        for flag, used in ((f"--neighbours {neighbours}", neighbours is not None), (f"--data '{data_json}'", data_json is not None),
                            (f"--search-samples {search_samples}", search_samples is not None), ("--no-early-stop", no_early_stop), ("--no-float-checks", no_float_checks),
                            ("--no-correlation-check", no_correlation_check), ("--sensitivity-check", sensitivity_check))
         if used

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ from ..errors import InvalidArgument, UnknownMechanism
 from .base import Mechanism
 from .registry import get
 
-__all__ = ["load_attribute", "resolve"]
+__all__ = ["is_plain_callable", "load_attribute", "load_target", "resolve"]
 
 
 def load_attribute(target: str) -> Any:
@@ -57,30 +59,44 @@ def _claim_for(epsilon: float | None, delta: float | None, what: str) -> Claim:
     return ApproxDP(epsilon, delta) if delta else PureDP(epsilon)
 
 
+def load_target(target: Any) -> Any:
+    """What ``target`` names, before it becomes a Mechanism: a Mechanism, or a plain callable.
+
+    A catalogue name gives its Mechanism; ``package.module:attr`` / ``file.py:attr`` the attribute (a
+    zero-argument factory is called); anything else is returned as it is.
+    """
+    if not isinstance(target, str):
+        return target
+    if ":" not in target:
+        return get(target)
+    loaded = load_attribute(target)
+    if callable(loaded) and not isinstance(loaded, Mechanism):
+        # A zero-argument factory returning a Mechanism is accepted too.
+        try:
+            if not inspect.signature(loaded).parameters:
+                loaded = loaded()
+        except (TypeError, ValueError):
+            pass
+    return loaded
+
+
+def is_plain_callable(loaded: Any) -> bool:
+    """True for a plain function (no Mechanism): it carries neither a claim nor a neighbour relation."""
+    return callable(loaded) and not isinstance(loaded, Mechanism)
+
+
 def resolve(target: Any, *, epsilon: float | None = None, delta: float | None = None) -> Mechanism:
     """Turn ``target`` into a Mechanism.
 
     A Mechanism or catalogue name keeps its own claim unless ``epsilon``/``delta`` override it; a
     callable (given directly or loaded from ``module:attr``) needs ``epsilon``.
     """
-    if isinstance(target, str):
-        target = get(target) if ":" not in target else load_attribute(target)
-        if callable(target) and not isinstance(target, Mechanism):
-            # A zero-argument factory returning a Mechanism is accepted too.
-            try:
-                import inspect
-
-                if not inspect.signature(target).parameters:
-                    target = target()
-            except (TypeError, ValueError):
-                pass
+    target = load_target(target)
     if isinstance(target, Mechanism):
         if epsilon is None and delta is None:
             return target
         eps = target.claim.epsilon if epsilon is None else epsilon
         dlt = target.claim.delta if delta is None else delta
-        from dataclasses import replace
-
         return replace(target, claim=ApproxDP(eps, dlt) if dlt else PureDP(eps))
     if callable(target):
         return Mechanism.from_callable(target, claim=_claim_for(epsilon, delta, repr(target)))
