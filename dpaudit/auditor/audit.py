@@ -319,11 +319,12 @@ def _draws(mechanism, ref, runner, seed, probe, store, bar, relation: RelationCh
     try:
         return Draws(mechanism, ref, runner, seed, probe, checkpoint=store, progress=bar.advance)
     except MechanismError as exc:
-        if relation.source != "default" or pair is not None or data is not None or mechanism.domain is not None:
+        defaulted = relation.source == "default" and pair is None and data is None and mechanism.domain is None
+        if not defaulted or not isinstance(exc.__cause__, (TypeError, IndexError, AttributeError, ValueError)):
             raise
-        raise InvalidArgument(
+        raise MechanismError(
             f"{exc}: with no pair or data the search starts from the query value {probe!r}; {START_HINT}"
-        ) from exc
+        ) from exc.__cause__
 
 
 def _result(mechanism, claim, method, n, seed, confidence, plan, checked, outcome, pair, pairs, notes, draws, run,

@@ -42,6 +42,13 @@ def _pair(a: str | None, b: str | None) -> tuple[Any, Any] | None:
     return _parse_json("--a", a), _parse_json("--b", b)
 
 
+def _options_hint(exc: Exception) -> str:
+    """The error's message with the Python arguments of the start hint named as the options that give them."""
+    from ..auditor.pairs import START_HINT
+
+    return str(exc).replace(START_HINT, "give --a JSON --b JSON or --data JSON")
+
+
 def _reproduction(
     target: str, result: Any, a_json: str | None, b_json: str | None, epsilon, delta, method: str,
     extra: tuple[str, ...] = (),
@@ -166,7 +173,6 @@ def audit(
     the claim, pass otherwise (underpowered when the sample size could not reach the claim).
     """
     from ..auditor import audit as run_audit
-    from ..auditor.pairs import START_HINT
     from ..auditor.sampling import fresh_seed
 
     pair = _pair(a_json, b_json)
@@ -199,11 +205,13 @@ def audit(
             checks=checks,
         )
     except MechanismError as exc:
-        raise MechanismError(f"{exc} (rerun with --seed {seed})") from exc
-    except InvalidArgument as exc:  # the hint names the Python arguments; say the options instead
+        raise MechanismError(f"{_options_hint(exc)} (rerun with --seed {seed})") from exc
+    except InvalidArgument as exc:
+        from ..auditor.pairs import START_HINT
+
         if START_HINT not in str(exc):
             raise
-        raise InvalidArgument(str(exc).replace(START_HINT, "give --a JSON --b JSON or --data JSON")) from exc
+        raise InvalidArgument(_options_hint(exc)) from exc
     flags = tuple(
         flag
         for flag, used in ((f"--neighbours {neighbours}", neighbours is not None), (f"--data '{data_json}'", data_json is not None),
