@@ -49,7 +49,7 @@ from ..errors import InvalidArgument, MechanismError
 from ..mechanisms.targets import is_plain_callable, load_target, resolve
 from . import bounds
 from .checkpoint import Checkpoint
-from .executors import InProcess, make_executor, ship
+from .executors import InProcess, Threads, make_executor, ship
 from .leak_events import check_names, leak_findings, sensitivity_finding
 from .pairs import START_HINT, candidate_pairs
 from .probabilistic import bad_set_test
@@ -265,7 +265,7 @@ def audit(
 
     runner = make_executor(executor, workers)
     owned = runner is not executor
-    ref, ship_note = (None, None) if isinstance(runner, InProcess) else ship(mechanism, target)
+    ref, ship_note = (None, None) if isinstance(runner, (InProcess, Threads)) else ship(mechanism, target)
     bar = Progress((4 if probabilistic else 2) * (n_search + n), mechanism.name, progress)
     certified = None
     try:
@@ -308,10 +308,21 @@ def audit(
         "workers": int(getattr(runner, "workers", 1)),
         "checkpoint": None if checkpoint is None else str(checkpoint),
         "resumed_chunks": 0 if store is None else store.resumed_chunks,
-        "note": ship_note or getattr(runner, "note", None),
+        "note": _run_note(runner, ship_note),
     }
     return _result(mechanism, claim, chosen_method, n, seed, confidence, plan, checked, outcome, (a, b), pairs,
                    notes, draws, run, started, tuple(findings), checks, relation, certified)
+
+
+def _run_note(runner: Any, ship_note: str | None) -> str | None:
+    """Why chunks did not run where the executor would have run them, and where they ran instead."""
+    notes = []
+    where = getattr(runner, "ran_locally", None)
+    if ship_note and where:
+        notes.append(f"{ship_note}; the chunks ran {where}")
+    if getattr(runner, "note", None):
+        notes.append(runner.note)
+    return "; ".join(notes) or None
 
 
 def _draws(mechanism, ref, runner, seed, probe, store, bar, relation: RelationChoice, pair, data) -> Draws:
