@@ -1,7 +1,9 @@
 """Every example in README.md runs as written and does what the README says it does.
 
-* ```python blocks run in order in one namespace (each test runs the blocks before it first), except
-  blocks that define pytest tests (``def test_``): those are saved as a test file and run by pytest
+* ```python blocks run in order in one namespace (each test runs the blocks before it first); a line
+  ``print(...)  # text`` must print that text ("..." for anything) and ``expression  # value`` must
+  give that value when the comment is a Python expression.  Blocks
+  that define pytest tests (``def test_``) are saved as a test file and run by pytest
   with the dpaudit plugin, and every test in them must pass.
 * ``dpaudit ...`` commands -- lines of indented code blocks and of ```bash / ```console blocks, the
   part after ``&&`` when a line installs first -- run through the CLI.  The comment after the command
@@ -18,10 +20,13 @@ a wide margin (the violations it shows have true epsilon >= 2 at a claim of 1).
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
+import io
 import re
 import shlex
 import sys
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -92,8 +97,42 @@ def _plain_blocks() -> list[tuple[int, str]]:
     return [(line, code) for line, code in python_blocks() if not _runs_pytest(code)]
 
 
+def _comments(code: str) -> dict[int, str]:
+    """The comment ending each line of ``code`` (1-based line numbers)."""
+    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+    return {t.start[0]: t.string.lstrip("#").strip() for t in tokens if t.type == tokenize.COMMENT}
+
+
+def _matches(text: str, stated: str) -> bool:
+    """``text`` is what ``stated`` says, "..." standing for anything."""
+    pattern = ".*".join(re.escape(part) for part in stated.split("..."))
+    return re.fullmatch(pattern, text.strip(), re.S) is not None
+
+
 def _run(line: int, code: str, namespace: dict) -> None:
-    exec(compile(code, f"README.md, block at line {line}", "exec"), namespace)
+    """Run ``code`` statement by statement; an expression whose line ends in a comment stating its value
+    must have it: ``print(...)  # text`` prints text ("..." for anything), ``expr  # value`` equals value
+    (comments that are not Python expressions are prose, and not checked)."""
+    comments = _comments(code)
+    for statement in ast.parse(code).body:
+        where = f"README.md line {line + statement.lineno - 1}"
+        stated = comments.get(statement.end_lineno)
+        if not (isinstance(statement, ast.Expr) and stated):
+            exec(compile(ast.Module(body=[statement], type_ignores=[]), where, "exec"), namespace)
+            continue
+        call = statement.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print":
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):
+                eval(compile(ast.Expression(call), where, "eval"), namespace)
+            assert _matches(printed.getvalue(), stated), f"{where} prints {printed.getvalue()!r}, the README says {stated!r}"
+            continue
+        value = eval(compile(ast.Expression(call), where, "eval"), namespace)
+        try:
+            expected = eval(stated, {**{name: getattr(dpaudit, name) for name in dpaudit.__all__}, **namespace})
+        except Exception:  # prose
+            continue
+        assert value == expected, f"{where} gives {value!r}, the README says {stated!r}"
 
 
 def test_the_readme_has_examples_to_check():
