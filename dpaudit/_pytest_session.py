@@ -304,6 +304,7 @@ def _violation_message(result: Any, reproduce: str) -> str:
         f"  lower bound: {_bound_line(result)} ({d.get('method', 'auditor default method')})",
         f"  event:       {result.event}",
         f"  pair:        a={pair[0] if pair else None!r}  b={pair[1] if pair else None!r}",
+        *([f"  neighbours:  {d['neighbours']['statement']}"] if d.get("neighbours") else []),
         f"  samples:     {result.samples} per side (verification stage)",
         f"  reproduce:   {reproduce}",
     ]
