@@ -78,6 +78,8 @@ def choose_relation(
     given = parse_relation(neighbours)
     if pair is not None:
         _check_distinct(pair)
+        if data is not None:
+            raise InvalidArgument("give pair= or data=, not both: data= starts the pair search, which a given pair skips")
     if given is not None:
         return replace(mechanism, neighbours=given), RelationChoice(given, "given", f"{given} (given)")
     if not plain_function:

@@ -167,7 +167,10 @@ class Mechanism:
         ``function(data, rng)`` returns one output; ``function(data, n, rng)`` returns n outputs on
         the first axis.  Which one is read from the number of required positional parameters unless
         ``vectorised`` says so.  One-run functions are called n times and their outputs stacked.
-        ``neighbours`` defaults to ``QueryDistance(1.0)`` (inputs are query values).
+        ``neighbours`` defaults to ``QueryDistance(1.0)`` (inputs are query values); ``dpaudit.audit``
+        given the plain function instead takes the relation its pair states, or ``neighbours=``
+        (:mod:`dpaudit.auditor.relation`).  ``domain=`` has the meaning of :attr:`domain`; an example
+        dataset ``audit(data=...)`` gives the same (:func:`dpaudit.auditor.pairs.data_domain`).
         """
         if not callable(function):
             raise InvalidArgument(f"function={function!r} must be callable")

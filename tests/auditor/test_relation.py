@@ -109,9 +109,11 @@ def test_a_search_that_cannot_start_says_which_argument_to_give():
         dpaudit.audit(f, epsilon=1.0, neighbours="add-remove", **BUDGET)
 
 
-def test_the_same_input_twice_is_refused():
+def test_the_same_input_twice_or_a_pair_with_data_is_refused():
     with pytest.raises(InvalidArgument, match="holds the same input twice"):
         dpaudit.audit(f, epsilon=1.0, pair=([1, 0], [1, 0]), **BUDGET)
+    with pytest.raises(InvalidArgument, match="give pair= or data=, not both"):
+        dpaudit.audit(f, epsilon=1.0, pair=([1, 0], [1]), data=[1, 0], **BUDGET)
 
 
 def test_a_mechanism_keeps_its_own_relation_and_the_result_says_so():
