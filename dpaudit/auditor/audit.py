@@ -60,6 +60,7 @@ from .sampling import Draws, fresh_seed
 from .screening import search_stage
 from .search import Scored
 from .search_record import outcome_from_record, search_record
+from .shipping import leave_if_rerun_by_worker
 from .sequential import schedule
 from .verification import verify
 
@@ -197,6 +198,7 @@ def audit(
         ``epsilon_lower_bound`` is a lower confidence bound on the realised epsilon at the claimed
         delta: P[epsilon_true >= bound] >= ``confidence`` for every mechanism and every seed choice.
     """
+    leave_if_rerun_by_worker()
     started = time.perf_counter()
     confidence = check_probability_open("confidence", confidence)
     if epsilon is not None:

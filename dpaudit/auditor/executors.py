@@ -242,7 +242,8 @@ class ProcessPool:
             # chunk results do not depend on where they ran.
             self.broken = True
             cause = (f"worker processes could not rebuild the mechanism ({exc})" if isinstance(exc, WorkerSetupError)
-                     else "the process pool lost its workers (a worker could not start or died)")
+                     else "the process pool lost its workers (a worker could not start or died; a script without an "
+                     "`if __name__ == \"__main__\":` guard ends them)")
             remaining = [t for t in tasks if t.key not in finished]
             for future in futures:
                 future.cancel()

@@ -10,7 +10,9 @@ Worker processes start with ``spawn``: each runs ``__main__`` again from its fil
 run from standard input (``python -``) names a file ``'<stdin>'`` that does not exist, so no worker
 can start (:func:`spawn_blocker`); run with ``python -c``, in a REPL or in a notebook, ``__main__``
 has no file at all, so workers start but cannot import what it defines -- such code is shipped by
-value with ``cloudpickle`` (:func:`main_importable`).
+value with ``cloudpickle`` (:func:`main_importable`).  A script without an
+``if __name__ == "__main__":`` guard is run again by each worker, audit included: the worker leaves
+quietly instead (:func:`leave_if_rerun_by_worker`) and the audit goes on in the main process.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import numpy as np
 
 from ..mechanisms.base import Mechanism
 
-__all__ = ["MechanismRef", "main_importable", "ship", "spawn_blocker"]
+__all__ = ["MechanismRef", "leave_if_rerun_by_worker", "main_importable", "ship", "spawn_blocker"]
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,27 @@ def spawn_blocker() -> str | None:
     return f"Python read __main__ from {name!r}, which spawned worker processes cannot run again"
 
 
+def leave_if_rerun_by_worker() -> None:
+    """End this process quietly if it is a spawned worker running the main script's top level again.
+
+    ``multiprocessing`` starts a worker by running the parent's main script as ``__mp_main__``; an
+    audit at the top level of a script without an ``if __name__ == "__main__":`` guard would run
+    in every worker (and fail there on starting workers of its own).  Such a call is recognised by
+    a frame executing the top level of ``__mp_main__`` on the stack: after one line on standard
+    error the worker exits, the parent's pool loses it, and the parent runs the chunks itself
+    (:class:`~.executors.ProcessPool`, which says so in the run note).
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "<module>" and frame.f_globals.get("__name__") == "__mp_main__":
+            sys.stderr.write(
+                "dpaudit: a worker process ran this script's audit again (it has no "
+                "`if __name__ == \"__main__\":` guard); the worker leaves, the audit goes on in the main process\n"
+            )
+            raise SystemExit(1)
+        frame = frame.f_back
+
+
 def main_importable() -> bool:
     """True when worker processes can import what ``__main__`` defines (it comes from a file or module)."""
     main = sys.modules.get("__main__")
@@ -144,24 +167,25 @@ class _MainFinder(pickle.Pickler):
 
 
 def _pickled(mechanism: Mechanism) -> bytes | None:
-    """``mechanism`` as bytes a worker can load: plain pickle, else (closures, or code defined in a
-    ``__main__`` the workers cannot import) cloudpickle, which ships such code by value."""
+    """``mechanism`` as bytes a worker can load: plain pickle, else cloudpickle -- for closures, and
+    for code defined in ``__main__``, which cloudpickle ships by value so that no worker has to find
+    it by name (in a REPL or notebook it has no file to be found in).  Without cloudpickle, code of a
+    ``__main__`` loaded from a file or module still travels by name (spawned workers run it again)."""
     buffer = io.BytesIO()
     finder = _MainFinder(buffer, protocol=pickle.HIGHEST_PROTOCOL)
     try:
         finder.dump(mechanism)
-        if not finder.uses_main or main_importable():
-            return buffer.getvalue()
+        plain: bytes | None = buffer.getvalue()
     except Exception:
-        pass
+        plain = None
+    if plain is not None and not finder.uses_main:
+        return plain
     try:
         import cloudpickle
-    except ImportError:
-        return None
-    try:
+
         return cloudpickle.dumps(mechanism)
     except Exception:
-        return None
+        return plain if plain is not None and main_importable() else None
 
 
 def ship(mechanism: Mechanism, target: Any) -> tuple[MechanismRef | None, str | None]:

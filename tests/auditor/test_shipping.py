@@ -1,6 +1,6 @@
 """Process workers from every way of running Python: a script read from standard input, ``python -c``,
-an interactive session; the audit never prints a worker's traceback and says in ``run`` where its
-chunks ran when process workers could not be used.
+an interactive session, a script file with or without a main guard; the audit never prints a
+worker's traceback and says in ``run`` where its chunks ran when process workers could not be used.
 
 Each test runs a real Python subprocess from the project root, as a user would, with a small budget.
 """
@@ -35,14 +35,14 @@ print("note:", pooled.run["note"])
 """
 
 
-def _python(*args: str, stdin: str | None = None, block_cloudpickle: bool = False) -> subprocess.CompletedProcess:
+def _python(*args: str, stdin: str | None = None, block_cloudpickle: bool = False, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONWARNINGS="error::DeprecationWarning:dpaudit")
     prelude = "import sys; sys.modules['cloudpickle'] = None\n" if block_cloudpickle else ""
     if stdin is not None:
         stdin = prelude + stdin
-    else:
+    elif args[0] == "-c":
         args = (args[0], prelude + args[1])
-    return subprocess.run([sys.executable, *args], input=stdin, capture_output=True, text=True, cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, *args], input=stdin, capture_output=True, text=True, cwd=cwd, env=env,
                           timeout=300)
 
 
@@ -84,6 +84,27 @@ def test_python_c_without_cloudpickle_runs_in_process_with_a_note():
     out = _lines(_python("-c", AUDIT.format(executor="process-pool"), block_cloudpickle=True))
     assert out["same"] == "True"
     assert "cannot be shipped to worker processes" in out["note"] and out["note"].endswith("the chunks ran in process")
+
+
+def test_a_guarded_script_uses_the_pool(tmp_path):
+    body = AUDIT.format(executor="process-pool").split("pooled =")
+    guarded = body[0] + "if __name__ == '__main__':\n" + textwrap.indent("pooled =" + body[1], "    ")
+    (tmp_path / "audit_me.py").write_text(guarded)
+    out = _lines(_python("audit_me.py", cwd=tmp_path))
+    assert out == {"same": "True", "note": "None"}
+
+
+def test_an_unguarded_script_is_not_run_again_by_the_workers(tmp_path):
+    # Each spawned worker runs the script's top level again, audit included; it leaves with one line
+    # instead, and the audit finishes in the main process with the same result.
+    (tmp_path / "audit_me.py").write_text(AUDIT.format(executor="process-pool"))
+    run = _python("audit_me.py", cwd=tmp_path)
+    out = _lines(run)
+    assert out["same"] == "True" and "guard ends them); the remaining chunks ran in process" in out["note"]
+    assert set(run.stderr.splitlines()) == {
+        'dpaudit: a worker process ran this script\'s audit again (it has no `if __name__ == "__main__":` guard); '
+        "the worker leaves, the audit goes on in the main process"
+    }
 
 
 def test_functions_of_an_interactive_main_travel_by_value(monkeypatch):
