@@ -60,8 +60,8 @@ from .sampling import Draws, fresh_seed
 from .screening import search_stage
 from .search import Scored
 from .search_record import outcome_from_record, search_record
-from .shipping import leave_if_rerun_by_worker
 from .sequential import schedule
+from .shipping import leave_if_rerun_by_worker
 from .verification import verify
 
 __all__ = ["DEFAULT_SAMPLES", "MIN_SAMPLES", "PDP_SHARE", "REACH_FRACTION", "audit", "search_budget"]

@@ -139,19 +139,23 @@ def _run_many(mechanism: Mechanism | MechanismRef, tasks: Sequence[ChunkTask] | 
     return [run_chunk(mechanism, task) for task in tasks]
 
 
+def _here(owner: Any, mechanism: Mechanism) -> str:
+    """Where chunks that process workers cannot take run: in threads for ``thread_safe`` mechanisms on
+    several cores, else in process; recorded in ``owner.ran_locally``."""
+    threads = getattr(mechanism, "thread_safe", False) and int(getattr(owner, "workers", 1)) > 1
+    owner.ran_locally = "in threads" if threads else owner.ran_locally or "in process"
+    return "in threads" if threads else "in process"
+
+
 def _run_here(owner: Any, mechanism: Mechanism, tasks: Iterable[ChunkTask]) -> Iterator[ChunkResult]:
-    """Chunks that process workers cannot take, run here: in threads for ``thread_safe`` mechanisms on
-    several cores, else one after another.  ``owner.ran_locally`` records which."""
-    workers = int(getattr(owner, "workers", 1))
-    if getattr(mechanism, "thread_safe", False) and workers > 1:
-        owner.ran_locally = "in threads"
-        threads = Threads(workers)
+    """Run ``tasks`` where :func:`_here` says."""
+    if _here(owner, mechanism) == "in threads":
+        threads = Threads(owner.workers)
         try:
             yield from threads.run(mechanism, None, tasks)
         finally:
             threads.close()
         return
-    owner.ran_locally = owner.ran_locally or "in process"
     yield from InProcess().run(mechanism, None, tasks)
 
 
@@ -247,8 +251,8 @@ class ProcessPool:
             remaining = [t for t in tasks if t.key not in finished]
             for future in futures:
                 future.cancel()
+            self.note = f"{cause}; the remaining chunks ran {_here(self, mechanism)}"
             yield from _run_here(self, mechanism, remaining)
-            self.note = f"{cause}; the remaining chunks ran {self.ran_locally}"
         finally:
             for future in futures:
                 future.cancel()
