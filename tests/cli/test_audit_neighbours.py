@@ -67,3 +67,16 @@ def test_unknown_relation_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(main, ["audit", f"{path}:noisy_sum", "--epsilon", "1", "--neighbours", "nope"])
     assert result.exit_code == 2
     assert "neighbours='nope' must be add-remove" in result.output
+
+
+def test_json_output_records_the_relation_used(tmp_path):
+    import json
+
+    path = tmp_path / "mech.py"
+    path.write_text(MECHANISM)
+    args = ["audit", f"{path}:noisy_sum", "--epsilon", "1", "--a", "[1, 0]", "--b", "[1, 1, 1]", "--samples", "2000",
+            "--seed", "4", "--executor", "in-process", "--json"]
+    result = CliRunner().invoke(main, args)
+    document = json.loads(result.output)
+    assert document["neighbours"]["relation"] is None and document["neighbours"]["source"] == "unchecked"
+    assert document["neighbours"]["statement"].startswith("pair given, relation unchecked")
