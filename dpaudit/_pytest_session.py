@@ -52,21 +52,26 @@ class DPSession:
         samples: int | None = None,
         confidence: float | None = None,
         neighbours: Any = None,
+        data: Any = None,
         d_in: Any = None,
     ) -> Any:
         """Audit ``target`` and fail the test on a violation (warn when underpowered).
 
         ``target`` is a Mechanism, a catalogue name or a plain function ``f(data, rng)`` /
-        ``f(data, n, rng)``; for a plain function ``neighbours`` names the relation (default: add/remove
-        when ``pair`` holds two datasets whose sizes differ by one, else query values within distance 1).
-        An OpenDP measurement (with ``d_in``) or a diffprivlib mechanism object is audited through its
-        adapter (:mod:`dpaudit.adapters`).  Returns the AuditResult.
+        ``f(data, n, rng)``.  ``pair``, ``neighbours`` and ``data`` mean what they mean to
+        :func:`dpaudit.audit`: a plain function's pair is audited as given, under the relation its
+        shapes state (two datasets whose sizes differ by one record: add/remove) unless
+        ``neighbours`` names one.  An OpenDP measurement (with ``d_in``) or a diffprivlib mechanism
+        object is audited through its adapter (:mod:`dpaudit.adapters`).  Returns the AuditResult.
         """
         if self._settings.skip_audits:
             pytest.skip(f"audit skipped by {SKIP_AUDITS_OPTION}")
         import dpaudit
 
-        target = _with_relation(target, epsilon, delta, pair, neighbours)
+        from dpaudit.mechanisms.targets import is_plain_callable
+
+        if epsilon is None and is_plain_callable(target):
+            raise pytest.UsageError("epsilon= is required to audit a plain function")
         seed = self._next_seed()
         confidence = confidence if confidence is not None else self._settings.confidence
         samples = samples if samples is not None else self._settings.samples
@@ -76,6 +81,8 @@ class DPSession:
                 epsilon=epsilon,
                 delta=delta,
                 pair=pair,
+                neighbours=neighbours,
+                data=data,
                 samples=samples,
                 seed=seed,
                 confidence=confidence,
@@ -217,29 +224,6 @@ class DPSession:
         )
 
 
-def _with_relation(target: Any, epsilon: Any, delta: Any, pair: Any, neighbours: Any) -> Any:
-    """A plain callable becomes a Mechanism under the given (or the pair's evident) relation."""
-    import dpaudit
-    from dpaudit.adapters import library_of
-
-    if isinstance(target, (str, dpaudit.Mechanism)) or not callable(target) or library_of(target):
-        if neighbours is not None:
-            raise pytest.UsageError(
-                "neighbours= applies to plain functions; a Mechanism or library object carries its own relation"
-            )
-        return target
-    if neighbours is None:
-        sized = pair is not None and all(hasattr(x, "__len__") and not isinstance(x, str) for x in pair)
-        if sized and abs(len(pair[0]) - len(pair[1])) == 1:
-            neighbours = dpaudit.AddRemove()
-    if neighbours is None:
-        return target
-    if epsilon is None:
-        raise pytest.UsageError("epsilon= is required to audit a plain function")
-    claim = dpaudit.ApproxDP(epsilon, delta) if delta else dpaudit.PureDP(epsilon)
-    return dpaudit.Mechanism.from_callable(target, claim=claim, neighbours=neighbours)
-
-
 def _verdict(result: Any) -> str:
     verdict = getattr(result, "verdict", None)
     return str(getattr(verdict, "value", verdict))
@@ -274,9 +258,11 @@ def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int) -> str
     parts = ["dpaudit audit", spec, f"--epsilon {claim['epsilon']:g}"]
     if claim.get("delta"):
         parts.append(f"--delta {claim['delta']:g}")
-    relation = getattr(target, "neighbours", None)
-    if ":" in spec and relation is not None:  # a wrapped plain function: its relation is not in the file
-        parts.append(f"--neighbours {relation.name}")
+    relation = (d.get("neighbours") or {}).get("relation")
+    if ":" in spec and relation is not None:  # a plain function: its relation is not in the file
+        from dpaudit.neighbours import relation_from_dict, relation_spec
+
+        parts.append(f"--neighbours {relation_spec(relation_from_dict(relation))}")
     a, b = d["pair"]
     parts += [f"--a '{json.dumps(a)}'", f"--b '{json.dumps(b)}'"]
     randomness = getattr(target, "randomness", "generator")
@@ -328,6 +314,7 @@ def _violation_message(result: Any, reproduce: str) -> str:
         f"  lower bound: {_bound_line(result)} ({d.get('method', 'auditor default method')})",
         f"  event:       {result.event}",
         f"  pair:        a={pair[0] if pair else None!r}  b={pair[1] if pair else None!r}",
+        *([f"  neighbours:  {d['neighbours']['statement']}"] if d.get("neighbours") else []),
         f"  samples:     {result.samples} per side (verification stage)",
         f"  reproduce:   {reproduce}",
     ]

@@ -36,7 +36,10 @@ __all__ = [
     "QueryDistance",
     "Replace",
     "ding_patterns",
+    "infer_relation",
+    "relation_from_dict",
     "relation_from_spec",
+    "relation_spec",
 ]
 
 DING_PATTERNS = (
@@ -350,7 +353,6 @@ def _unique_pairs(pairs: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
 NeighbourRelation = Union[AddRemove, Replace, QueryDistance, Local]
 
 
-
 def relation_from_spec(spec: str) -> NeighbourRelation:
     """Parse a relation named on a command line: ``add-remove``, ``replace``, ``local`` or
     ``query-distance[:SENSITIVITY[:NORM]]`` (e.g. ``query-distance:1:linf``)."""
@@ -367,3 +369,58 @@ def relation_from_spec(spec: str) -> NeighbourRelation:
     raise InvalidDataset(
         f"neighbours={spec!r} must be add-remove, replace, local or query-distance[:SENSITIVITY[:NORM]]"
     )
+
+
+def relation_from_dict(data: dict[str, Any]) -> NeighbourRelation:
+    """Inverse of ``as_dict()`` of every relation."""
+    name = data.get("relation")
+    if name == QueryDistance.name:
+        return QueryDistance(data.get("sensitivity", 1.0), data.get("norm", "l1"))
+    simple = {"add-remove": AddRemove, "replace": Replace, "local": Local}
+    if name not in simple:
+        raise InvalidDataset(f"relation={name!r} must be add-remove, replace, local or query-distance")
+    return simple[name]()
+
+
+def relation_spec(relation: NeighbourRelation) -> str:
+    """The command-line name of ``relation``, inverse of :func:`relation_from_spec`."""
+    if isinstance(relation, QueryDistance):
+        return f"query-distance:{relation.sensitivity:g}:{relation.norm}"
+    return relation.name
+
+
+def _is_scalar(value: Any) -> bool:
+    if isinstance(value, np.ndarray):
+        return value.ndim == 0 and value.dtype.kind in "biuf"
+    return isinstance(value, (numbers.Real, np.generic)) and not isinstance(value, (bool, np.bool_))
+
+
+def infer_relation(a: Any, b: Any) -> tuple[NeighbourRelation | None, str]:
+    """The relation the shapes of the pair (a, b) state, and why; ``(None, why)`` when they state none.
+
+    * two sequences of records whose sizes differ by one, the smaller a sub-multiset of the larger:
+      :class:`AddRemove` (one record added);
+    * two sequences of the same size whose multisets differ in exactly one record: :class:`Replace`;
+    * two real numbers a != b: :class:`QueryDistance` with Delta = |a - b|, the only sensitivity the
+      pair itself states (inputs are query values, and the claim is then audited for pairs at that
+      distance -- the pair (0, 1) gives the usual Delta = 1);
+    * anything else (vectors differing in several coordinates, a != b of other kinds, a == b): no
+      relation.  Vectors of query values are thereby never read as datasets unless they differ in
+      exactly one entry -- then add/remove or replace, which is what the pair shows either way.
+    """
+    if _is_scalar(a) and _is_scalar(b):
+        gap = abs(float(a) - float(b))
+        if gap > 0 and np.isfinite(gap):
+            return QueryDistance(gap), f"two query values at distance {gap:g}"
+        return None, "two equal query values" if gap == 0 else "query values that are not finite"
+    try:
+        ra, rb = _as_records("a", a), _as_records("b", b)
+        only_a, only_b = _multiset_difference(ra, rb)
+    except InvalidDataset:
+        return None, "inputs that are neither two numbers nor two sequences of records"
+    removed, added = sum(only_a.values()), sum(only_b.values())
+    if abs(len(ra) - len(rb)) == 1 and removed + added == 1:
+        return AddRemove(), f"sizes {len(ra)} and {len(rb)}, one record {'added' if added else 'removed'}"
+    if len(ra) == len(rb) and removed == 1 and added == 1:
+        return Replace(), f"size {len(ra)} both, one record replaced"
+    return None, f"sizes {len(ra)} and {len(rb)}, {removed} record(s) only in a and {added} only in b"

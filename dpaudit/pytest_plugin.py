@@ -72,7 +72,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "dp(epsilon=None, delta=None, samples=None, confidence=None, pair=None, neighbours=None): audit the mechanism "
+        "dp(epsilon=None, delta=None, samples=None, confidence=None, pair=None, neighbours=None, data=None): audit the mechanism "
         "or callable the test returns or yields against the claim (dpaudit)",
     )
     settings = Settings(config)

@@ -131,3 +131,31 @@ def test_bad_relation_specs_are_refused(spec):
 
     with pytest.raises(InvalidArgument):
         relation_from_spec(spec)
+
+
+@pytest.mark.parametrize(
+    "a, b, relation, why",
+    [
+        ([1, 0, 1], [1, 0, 1, 1], AddRemove(), "sizes 3 and 4, one record added"),
+        ((1, 0, 1, 1), (1, 0, 1), AddRemove(), "sizes 4 and 3, one record removed"),
+        ([1, 0, 1], [1, 1, 1], Replace(), "size 3 both, one record replaced"),
+        (np.array([0.5, 2.0]), np.array([0.5, 3.0]), Replace(), "size 2 both, one record replaced"),
+        (2, 5.5, QueryDistance(3.5), "two query values at distance 3.5"),
+        (np.float64(1.0), 0, QueryDistance(1.0), "two query values at distance 1"),
+        (1, 1, None, "two equal query values"),
+        ([1, 0], [1, 1, 1], None, "sizes 2 and 3, 1 record(s) only in a and 2 only in b"),
+        ((0.0, 0.0), (1.0, 1.0), None, "sizes 2 and 2, 2 record(s) only in a and 2 only in b"),
+        ("yes", "no", None, "inputs that are neither two numbers nor two sequences of records"),
+    ],
+)
+def test_infer_relation_reads_the_pair(a, b, relation, why):
+    from dpaudit.neighbours import infer_relation
+
+    assert infer_relation(a, b) == (relation, why)
+
+
+@pytest.mark.parametrize("relation", [AddRemove(), Replace(), Local(), QueryDistance(2.5, "linf")])
+def test_relation_names_and_dicts_round_trip(relation):
+    from dpaudit.neighbours import relation_from_dict, relation_from_spec, relation_spec
+
+    assert relation_from_spec(relation_spec(relation)) == relation == relation_from_dict(relation.as_dict())

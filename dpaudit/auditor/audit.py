@@ -46,22 +46,24 @@ from .._validation import (
     check_probability_open,
     check_unit_interval,
 )
-from ..errors import InvalidArgument
-from ..mechanisms.targets import resolve
+from ..errors import InvalidArgument, MechanismError
+from ..mechanisms.targets import is_plain_callable, load_target, resolve
 from . import bounds
 from .checkpoint import Checkpoint
 from .events import labelled
-from .executors import InProcess, make_executor, ship
+from .executors import InProcess, Threads, make_executor, ship
 from .leak_events import check_names, leak_findings, sensitivity_finding
-from .pairs import candidate_pairs
+from .pairs import START_HINT, candidate_pairs
 from .probabilistic import bad_set_test
 from .progress import Progress
+from .relation import RelationChoice, choose_relation
 from .result import AuditResult, Verdict, VerifiedEvent, from_plain, plain
 from .sampling import Draws, fresh_seed
 from .screening import search_stage
 from .search import Scored
 from .search_record import outcome_from_record, search_record
 from .sequential import schedule
+from .shipping import leave_if_rerun_by_worker
 from .verification import verify
 
 __all__ = ["DEFAULT_SAMPLES", "MIN_SAMPLES", "PDP_SHARE", "REACH_FRACTION", "audit", "search_budget"]
@@ -117,6 +119,8 @@ def audit(
     epsilon: float | None = None,
     delta: float | None = None,
     pair: tuple[Any, Any] | None = None,
+    neighbours: Any = None,
+    data: Any = None,
     samples: int | None = None,
     search_samples: int | None = None,
     seed: int | None = None,
@@ -144,7 +148,21 @@ def audit(
         The claim to audit; default the mechanism's own.  Required (epsilon) for a plain callable;
         ``delta`` defaults to 0 then.
     pair : (a, b), optional
-        Neighbouring inputs; when absent they are searched (:mod:`dpaudit.auditor.pairs`).
+        Neighbouring inputs; when absent they are searched (:mod:`dpaudit.auditor.pairs`).  For a
+        plain function the pair is the user's statement: it is audited as given, under the relation
+        its shapes state (sizes differing by one record: add/remove; one record changed: replace;
+        two numbers: query values at their distance), else recorded as "pair given, relation
+        unchecked" (:mod:`dpaudit.auditor.relation`).
+    neighbours : NeighbourRelation or str, optional
+        The relation to audit under: ``AddRemove()``, ``Replace()``, ``QueryDistance(...)``,
+        ``Local()`` or a name (``"add-remove"``, ``"replace"``, ``"local"``,
+        ``"query-distance:1:l1"``).  It replaces a Mechanism's own relation; a given pair must be
+        neighbouring under it.  ``AuditResult.neighbours`` records the relation used and its source.
+    data : optional
+        An example input the pair search starts from when no pair is given: a dataset (its
+        neighbours, and the relation's patterns on datasets of its size over its value range) or,
+        under query-value neighbours, the base query value.  A plain function given a dataset is
+        audited under add/remove unless ``neighbours`` says otherwise.
     samples : int, optional
         Verification samples per side (default ``DEFAULT_SAMPLES``); the search stage spends
         :func:`search_budget` more per side.
@@ -193,6 +211,7 @@ def audit(
         ``epsilon_lower_bound`` is a lower confidence bound on the realised epsilon at the claimed
         delta: P[epsilon_true >= bound] >= ``confidence`` for every mechanism and every seed choice.
     """
+    leave_if_rerun_by_worker()
     started = time.perf_counter()
     confidence = check_probability_open("confidence", confidence)
     if epsilon is not None:
@@ -208,11 +227,15 @@ def audit(
     candidates = check_positive_int("candidates", candidates)
     checks = check_names(checks)
     seed = fresh_seed() if seed is None else check_nonnegative_int("seed", seed)
-    mechanism = resolve(target, epsilon=epsilon, delta=delta, randomness=randomness, d_in=d_in)
+    loaded = load_target(target)
+    mechanism, relation = choose_relation(
+        resolve(loaded, epsilon=epsilon, delta=delta, randomness=randomness, d_in=d_in), is_plain_callable(loaded),
+        pair=pair, neighbours=neighbours, data=data,
+    )
     claim = mechanism.claim
     claim_delta = float(claim.delta)
     chosen_method = _pick_method(method, claim_delta)
-    pairs, notes = candidate_pairs(mechanism, pair)
+    pairs, notes = candidate_pairs(mechanism, pair, data=data, check=relation.relation is not None)
     probabilistic = claim.kind == "probabilistic"
     if probabilistic:
         notes.append("probabilistic DP audited as approximate DP (P-DP implies A-DP) and by the bad-set test")
@@ -240,9 +263,10 @@ def audit(
         fingerprint = {
             "mechanism": mechanism.name,
             "description": mechanism.description,
-            "neighbours": mechanism.neighbours.as_dict(),
+            "neighbours": relation.as_dict(),
             "claim": claim.as_dict(),
             "pair": plain(pair) if pair is not None else None,
+            "data": plain(data) if data is not None else None,
             "seed": seed,
             "samples": n,
             "search_samples": n_search,
@@ -258,11 +282,11 @@ def audit(
 
     runner = make_executor(executor, workers)
     owned = runner is not executor
-    ref, ship_note = (None, None) if isinstance(runner, InProcess) else ship(mechanism, target)
+    ref, ship_note = (None, None) if isinstance(runner, (InProcess, Threads)) else ship(mechanism, target)
     bar = Progress((4 if probabilistic else 2) * (n_search + n), mechanism.name, progress)
     certified = None
     try:
-        draws = Draws(mechanism, ref, runner, seed, pairs[0][0], checkpoint=store, progress=bar.advance)
+        draws = _draws(mechanism, ref, runner, seed, pairs[0][0], store, bar, relation, pair, data)
         if store is not None and store.search is not None:
             outcome, chosen = outcome_from_record(store.search, mechanism.noise)
             bar.advance(2 * outcome.samples)
@@ -301,12 +325,36 @@ def audit(
         "workers": int(getattr(runner, "workers", 1)),
         "checkpoint": None if checkpoint is None else str(checkpoint),
         "resumed_chunks": 0 if store is None else store.resumed_chunks,
-        "note": ship_note or getattr(runner, "note", None),
+        "note": _run_note(runner, ship_note),
         "draws": draws.draws,
         "batching": getattr(mechanism.sampler, "batching", None),
     }
     return _result(mechanism, claim, chosen_method, n, seed, confidence, plan, checked, outcome, (a, b), pairs,
-                   notes, draws, run, started, tuple(findings), checks, certified)
+                   notes, draws, run, started, tuple(findings), checks, relation, certified)
+
+
+def _run_note(runner: Any, ship_note: str | None) -> str | None:
+    """Why chunks did not run where the executor would have run them, and where they ran instead."""
+    notes = []
+    where = getattr(runner, "ran_locally", None)
+    if ship_note and where:
+        notes.append(f"{ship_note}; the chunks ran {where}")
+    if getattr(runner, "note", None):
+        notes.append(runner.note)
+    return "; ".join(notes) or None
+
+
+def _draws(mechanism, ref, runner, seed, probe, store, bar, relation: RelationChoice, pair, data) -> Draws:
+    """The audit's :class:`Draws`; a plain function that fails on the default first input is told what to give."""
+    try:
+        return Draws(mechanism, ref, runner, seed, probe, checkpoint=store, progress=bar.advance)
+    except MechanismError as exc:
+        defaulted = relation.source == "default" and pair is None and data is None and mechanism.domain is None
+        if not defaulted or not isinstance(exc.__cause__, (TypeError, IndexError, AttributeError, ValueError)):
+            raise
+        raise MechanismError(
+            f"{exc}: with no pair or data the search starts from the query value {probe!r}; {START_HINT}"
+        ) from exc.__cause__
 
 
 def _reproducibility(mechanism: Any, seed: int) -> str:
@@ -320,7 +368,7 @@ def _reproducibility(mechanism: Any, seed: int) -> str:
 
 
 def _result(mechanism, claim, method, n, seed, confidence, plan, checked, outcome, pair, pairs, notes, draws, run,
-            started, findings, checks, certified=None) -> AuditResult:
+            started, findings, checks, relation, certified=None) -> AuditResult:
     measured = checked.measured
     _, holm = bounds.holm_adjusted([m.p for m in measured], confidence)
     records = tuple(
@@ -414,6 +462,7 @@ def _result(mechanism, claim, method, n, seed, confidence, plan, checked, outcom
         checks=checks,
         reproducible=mechanism.reproducible,
         reproducibility=_reproducibility(mechanism, seed),
+        neighbours=relation.as_dict(),
     )
 
 

@@ -18,8 +18,12 @@ seed is bit-identical on every backend (integer sums do not depend on the order)
 Verification chunks send back hit counts only.  Search chunks send back their outputs (the event
 search needs them; the search stage is at most ``search_budget`` = 500 000 rows per side).
 
-Workers rebuild the mechanism from a :class:`~.shipping.MechanismRef` (:mod:`.shipping`); a
-mechanism that cannot be shipped runs in process, with a note saying why.
+Workers rebuild the mechanism from a :class:`~.shipping.MechanismRef` (:mod:`.shipping`).  Where
+process workers cannot be used -- a mechanism that cannot be shipped, Python run from standard input
+(workers cannot start), workers that cannot rebuild the mechanism or die -- the chunks run here
+instead, in threads for ``thread_safe`` mechanisms on several cores, else one after another, and
+the executor's ``ran_locally`` / ``note`` say so (the audit puts it in ``AuditResult.run``); the
+results do not change.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ import numpy as np
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
 from ..mechanisms.outputs import OutputCoding
-from .shipping import MechanismRef, ship
+from .shipping import MechanismRef, ship, spawn_blocker
 
 __all__ = [
     "AUTO_POOL_SECONDS",
@@ -50,6 +54,7 @@ __all__ = [
     "MechanismRef",
     "ProcessPool",
     "Threads",
+    "WorkerSetupError",
     "chunk_sizes",
     "make_executor",
     "run_chunk",
@@ -126,10 +131,39 @@ def run_chunk(mechanism: Mechanism | MechanismRef, task: ChunkTask) -> ChunkResu
     return ChunkResult(task.key, task.rows, hits, None, tuple(out.shape[1:]), out.dtype.kind, spent, coding)
 
 
+class WorkerSetupError(RuntimeError):
+    """A worker process could not rebuild the mechanism or the tasks it was sent (not the mechanism's fault)."""
+
+
 def _run_many(mechanism: Mechanism | MechanismRef, tasks: Sequence[ChunkTask] | bytes) -> list[ChunkResult]:
-    if isinstance(tasks, bytes):  # tasks whose events only cloudpickle can serialise
-        tasks = pickle.loads(tasks)
+    try:
+        if isinstance(tasks, bytes):  # tasks whose events only cloudpickle can serialise
+            tasks = pickle.loads(tasks)
+        if isinstance(mechanism, MechanismRef):
+            mechanism = mechanism.build()
+    except Exception as exc:
+        raise WorkerSetupError(f"{type(exc).__name__}: {exc}") from None
     return [run_chunk(mechanism, task) for task in tasks]
+
+
+def _here(owner: Any, mechanism: Mechanism) -> str:
+    """Where chunks that process workers cannot take run: in threads for ``thread_safe`` mechanisms on
+    several cores, else in process; recorded in ``owner.ran_locally``."""
+    threads = getattr(mechanism, "thread_safe", False) and int(getattr(owner, "workers", 1)) > 1
+    owner.ran_locally = "in threads" if threads else owner.ran_locally or "in process"
+    return "in threads" if threads else "in process"
+
+
+def _run_here(owner: Any, mechanism: Mechanism, tasks: Iterable[ChunkTask]) -> Iterator[ChunkResult]:
+    """Run ``tasks`` where :func:`_here` says."""
+    if _here(owner, mechanism) == "in threads":
+        threads = Threads(owner.workers)
+        try:
+            yield from threads.run(mechanism, None, tasks)
+        finally:
+            threads.close()
+        return
+    yield from InProcess().run(mechanism, None, tasks)
 
 
 def _portable(groups: list[list[ChunkTask]]) -> list[Any] | None:
@@ -170,27 +204,33 @@ def _groups(tasks: Sequence[ChunkTask], size: int) -> list[list[ChunkTask]]:
 
 
 class ProcessPool:
-    """A local pool of ``workers`` processes (default: every core), started with ``spawn``."""
+    """A local pool of ``workers`` processes (default: every core), started with ``spawn`` on first use."""
 
     name = "process-pool"
 
     def __init__(self, workers: int | None = None) -> None:
-        import concurrent.futures
-        import multiprocessing
-
         self.workers = int(workers or os.cpu_count() or 1)
         self.broken = False
         self.note: str | None = None
-        self._pool = concurrent.futures.ProcessPoolExecutor(
-            max_workers=self.workers, mp_context=multiprocessing.get_context("spawn")
-        )
+        self.ran_locally: str | None = None
+        self._pool: Any = None
+
+    def _executor(self) -> Any:
+        if self._pool is None:
+            import concurrent.futures
+            import multiprocessing
+
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn")
+            )
+        return self._pool
 
     def run(self, mechanism: Mechanism, ref: MechanismRef | None, tasks: Iterable[ChunkTask]) -> Iterator[ChunkResult]:
         import concurrent.futures
         from concurrent.futures.process import BrokenProcessPool
 
         if ref is None or self.broken:
-            yield from InProcess().run(mechanism, None, tasks)
+            yield from _run_here(self, mechanism, tasks)
             return
         tasks = list(tasks)
         # Groups of about 4 per worker: few round trips, yet results keep arriving for progress/checkpoints.
@@ -200,28 +240,33 @@ class ProcessPool:
             self.note = "the events of this audit cannot be sent to worker processes; their chunks ran in process"
             yield from InProcess().run(mechanism, None, tasks)
             return
-        futures = [self._pool.submit(_run_many, ref, group) for group in groups]
+        pool = self._executor()
+        futures = [pool.submit(_run_many, ref, group) for group in groups]
         finished: set[tuple[int, ...]] = set()
         try:
             for future in concurrent.futures.as_completed(futures):
                 for result in future.result():
                     finished.add(result.key)
                     yield result
-        except BrokenProcessPool:
-            # A worker could not start (e.g. a __main__ read from stdin cannot be re-imported under
-            # spawn) or died: run what is left here; chunk results do not depend on where they ran.
+        except (BrokenProcessPool, WorkerSetupError) as exc:
+            # Workers that cannot start, cannot rebuild the mechanism, or died: run what is left here;
+            # chunk results do not depend on where they ran.
             self.broken = True
-            self.note = (
-                "the process pool lost its workers (a __main__ read from stdin cannot be re-imported by spawned "
-                "workers, or a worker died); the remaining chunks ran in process"
-            )
-            yield from InProcess().run(mechanism, None, [t for t in tasks if t.key not in finished])
+            cause = (f"worker processes could not rebuild the mechanism ({exc})" if isinstance(exc, WorkerSetupError)
+                     else "the process pool lost its workers (a worker could not start or died; a script without an "
+                     "`if __name__ == \"__main__\":` guard ends them)")
+            remaining = [t for t in tasks if t.key not in finished]
+            for future in futures:
+                future.cancel()
+            self.note = f"{cause}; the remaining chunks ran {_here(self, mechanism)}"
+            yield from _run_here(self, mechanism, remaining)
         finally:
             for future in futures:
                 future.cancel()
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 class DaskExecutor:
@@ -251,12 +296,13 @@ class DaskExecutor:
             self._client = Client(address)
             self.name = f"dask://{address.removeprefix('tcp://')}"
         self.workers = max(1, len(self._client.scheduler_info().get("workers", {})))
+        self.ran_locally: str | None = None
 
     def run(self, mechanism: Mechanism, ref: MechanismRef | None, tasks: Iterable[ChunkTask]) -> Iterator[ChunkResult]:
         from distributed import as_completed
 
         if ref is None:
-            yield from InProcess().run(mechanism, None, tasks)
+            yield from _run_here(self, mechanism, tasks)
             return
         tasks = list(tasks)
         size = max(1, math.ceil(len(tasks) / (4 * self.workers)))
@@ -313,6 +359,11 @@ class Auto:
         self._threads: Threads | None = None
         self._rows = 0
         self._seconds = 0.0
+        self.ran_locally: str | None = None
+
+    @property
+    def note(self) -> str | None:
+        return self._pool.note if self._pool is not None else None
 
     @property
     def name(self) -> str:
@@ -326,10 +377,12 @@ class Auto:
             self._threads = self._threads or Threads(self.workers)
             yield from self._threads.run(mechanism, ref, tasks)
             return
-        if self._pool is None and ref is not None and self.workers > 1 and self._rows:
+        if self._pool is None and self.workers > 1 and self._rows:
             remaining = sum(t.rows for t in tasks) * self._seconds / self._rows
-            if remaining > AUTO_POOL_SECONDS:
+            if remaining > AUTO_POOL_SECONDS and ref is not None:
                 self._pool = ProcessPool(self.workers)
+            elif remaining > AUTO_POOL_SECONDS:  # a pool would have helped: the audit's run note says why not
+                self.ran_locally = "in process"
         if self._pool is not None:
             yield from self._pool.run(mechanism, ref, tasks)
             return
@@ -362,6 +415,11 @@ def make_executor(spec: Any, workers: int | None = None):
     if spec == "process-pool":
         return ProcessPool(workers)
     if spec == "dask-local":
+        blocker = spawn_blocker()
+        if blocker is not None:  # its worker processes could not start: a process pool falls back the same way
+            pool = ProcessPool(workers)
+            pool.name = "dask-local"
+            return pool
         return DaskExecutor(None, workers=workers)
     if isinstance(spec, str) and spec.startswith("dask://"):
         address = spec.removeprefix("dask://")

@@ -147,6 +147,11 @@ class AuditResult:
         own randomness (``Mechanism.randomness == "own"``), which no seed fixes.
     reproducibility : str
         Why, in one sentence.
+    neighbours : dict
+        The neighbour relation the audit used and where it came from
+        (:class:`dpaudit.auditor.relation.RelationChoice`): ``relation`` (its ``as_dict()``, or None
+        when a plain function's pair was audited as given, unchecked), ``source`` (``given``,
+        ``mechanism``, ``inferred``, ``unchecked`` or ``default``) and a readable ``statement``.
     """
 
     target: str
@@ -179,6 +184,7 @@ class AuditResult:
     checks: tuple[str, ...] = ()
     reproducible: bool = True
     reproducibility: str = ""
+    neighbours: dict[str, Any] = field(default_factory=dict)
 
     @property
     def violation(self) -> bool:

@@ -52,6 +52,13 @@ def _pair(a: str | None, b: str | None) -> tuple[Any, Any] | None:
     return _parse_json("--a", a), _parse_json("--b", b)
 
 
+def _options_hint(exc: Exception) -> str:
+    """The error's message with the Python arguments of the start hint named as the options that give them."""
+    from ..auditor.pairs import START_HINT
+
+    return str(exc).replace(START_HINT, "give --a JSON --b JSON or --data JSON")
+
+
 def _reproduction(
     target: str, result: Any, a_json: str | None, b_json: str | None, epsilon, delta, method: str,
     extra: tuple[str, ...] = (),
@@ -81,6 +88,8 @@ def _print_result(result: Any, reproduction: str) -> None:
         click.echo(f"  delta   >= {result.delta_lower_bound:.3g} at epsilon = {result.claim.epsilon:g}")
     click.echo(f"  event   : {result.event}")
     click.echo(f"  pair    : a = {json.dumps(result.pair[0])}, b = {json.dumps(result.pair[1])}")
+    if result.neighbours:
+        click.echo(f"  neighbours: {result.neighbours['statement']}")
     click.echo(
         f"  hits    : {result.hits[0]} / {result.sample_sizes[0]} under a, {result.hits[1]} / {result.sample_sizes[1]} under b "
         f"({result.samples} verification + {result.search_samples} search samples per side)"
@@ -114,7 +123,16 @@ def _print_result(result: Any, reproduction: str) -> None:
     "--neighbours",
     default=None,
     metavar="RELATION",
-    help="Neighbour relation for a plain function: add-remove, replace, local or query-distance[:DELTA[:NORM]].",
+    help="Neighbour relation: add-remove, replace, local or query-distance[:DELTA[:NORM]] (default: the "
+    "mechanism's; for a plain function, what --a/--b show, else add-remove with --data, else query-distance).",
+)
+@click.option(
+    "--data",
+    "data_json",
+    default=None,
+    metavar="JSON",
+    help="Example dataset (JSON array) the pair search starts from when --a/--b are absent; its size and value range "
+    "give the searched datasets.",
 )
 @click.option(
     "--d-in",
@@ -164,6 +182,7 @@ def audit(
     neighbours: str | None,
     d_in_json: str | None,
     randomness: str | None,
+    data_json: str | None,
     a_json: str | None,
     b_json: str | None,
     samples: int | None,
@@ -195,18 +214,8 @@ def audit(
 
     pair = _pair(a_json, b_json)
     d_in = None if d_in_json is None else parse_distance(d_in_json)
+    data = None if data_json is None else _parse_json("--data", data_json)
     seed = fresh_seed() if seed is None else seed
-    audited: Any = target
-    if neighbours is not None:
-        from dataclasses import replace
-
-        from ..mechanisms.targets import resolve
-        from ..neighbours import relation_from_spec
-
-        audited = replace(
-            resolve(target, epsilon=epsilon, delta=delta, randomness=randomness, d_in=d_in),
-            neighbours=relation_from_spec(neighbours),
-        )
     checks = [
         name
         for name, off in (("lattice", no_float_checks), ("float-support", no_float_checks),
@@ -215,10 +224,12 @@ def audit(
     ]
     try:
         result = run_audit(
-            audited,
+            target,
             epsilon=epsilon,
             delta=delta,
             pair=pair,
+            neighbours=neighbours,
+            data=data,
             samples=samples,
             search_samples=search_samples,
             seed=seed,
@@ -230,14 +241,21 @@ def audit(
             early_stopping=not no_early_stop,
             progress=False if as_json else progress,
             checks=checks,
-            d_in=None if neighbours is not None else d_in,
+            d_in=d_in,
             randomness=randomness,
         )
     except MechanismError as exc:
-        raise MechanismError(f"{exc} (rerun with --seed {seed})") from exc
+        raise MechanismError(f"{_options_hint(exc)} (rerun with --seed {seed})") from exc
+    except InvalidArgument as exc:
+        from ..auditor.pairs import START_HINT
+
+        if START_HINT not in str(exc):
+            raise
+        raise InvalidArgument(_options_hint(exc)) from exc
     flags = tuple(
         flag
         for flag, used in ((f"--neighbours {neighbours}", neighbours is not None),
+                           (f"--data '{data_json}'", data_json is not None),
                            (f"--randomness {randomness}", randomness is not None),
                            (f"--d-in {d_in_json}", d_in is not None),
                            (f"--search-samples {search_samples}", search_samples is not None), ("--no-early-stop", no_early_stop), ("--no-float-checks", no_float_checks),

@@ -200,7 +200,10 @@ class Mechanism:
 
         ``function(data, rng)`` returns one output; ``function(data, n, rng)`` returns n outputs on
         the first axis.  One-run functions are called n times and their outputs stacked.
-        ``neighbours`` defaults to ``QueryDistance(1.0)`` (inputs are query values).
+        ``neighbours`` defaults to ``QueryDistance(1.0)`` (inputs are query values); ``dpaudit.audit``
+        given the plain function instead takes the relation its pair states, or ``neighbours=``
+        (:mod:`dpaudit.auditor.relation`).  ``domain=`` has the meaning of :attr:`domain`; an example
+        dataset ``audit(data=...)`` gives the same (:func:`dpaudit.auditor.pairs.data_domain`).
 
         ``randomness`` (one of ``RANDOMNESS``) says what ``rng`` is: ``"generator"`` (a
         ``numpy.random.Generator``), ``"random-state"`` (a ``numpy.random.RandomState``),

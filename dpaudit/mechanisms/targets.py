@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,7 @@ from ..errors import InvalidArgument, UnknownMechanism
 from .base import Mechanism
 from .registry import get
 
-__all__ = ["load_attribute", "resolve"]
+__all__ = ["is_plain_callable", "load_attribute", "load_target", "resolve"]
 
 
 def load_attribute(target: str) -> Any:
@@ -58,6 +60,35 @@ def _claim_for(epsilon: float | None, delta: float | None, what: str) -> Claim:
     return ApproxDP(epsilon, delta) if delta else PureDP(epsilon)
 
 
+def load_target(target: Any) -> Any:
+    """What ``target`` names, before it becomes a Mechanism: a Mechanism, or a plain callable.
+
+    A catalogue name gives its Mechanism; ``package.module:attr`` / ``file.py:attr`` the attribute (a
+    zero-argument factory is called); anything else is returned as it is.
+    """
+    if not isinstance(target, str):
+        return target
+    if ":" not in target:
+        return get(target)
+    loaded = load_attribute(target)
+    if callable(loaded) and not isinstance(loaded, Mechanism):
+        # A zero-argument factory returning a Mechanism is accepted too.
+        try:
+            if not inspect.signature(loaded).parameters:
+                loaded = loaded()
+        except (TypeError, ValueError):
+            pass
+    return loaded
+
+
+def is_plain_callable(loaded: Any) -> bool:
+    """True for a plain function: it carries neither a claim nor a neighbour relation (a Mechanism
+    and a library object -- OpenDP measurements are callable -- carry both)."""
+    from ..adapters import library_of
+
+    return callable(loaded) and not isinstance(loaded, Mechanism) and library_of(loaded) is None
+
+
 def resolve(
     target: Any,
     *,
@@ -76,17 +107,7 @@ def resolve(
     """
     from ..adapters import adapt
 
-    if isinstance(target, str):
-        target = get(target) if ":" not in target else load_attribute(target)
-        if callable(target) and not isinstance(target, Mechanism):
-            # A zero-argument factory returning a Mechanism is accepted too.
-            try:
-                import inspect
-
-                if not inspect.signature(target).parameters:
-                    target = target()
-            except (TypeError, ValueError):
-                pass
+    target = load_target(target)
     adapted = adapt(target, epsilon=epsilon, delta=delta, d_in=d_in)
     if adapted is not None:
         if randomness is not None and randomness != adapted.randomness:
@@ -105,8 +126,6 @@ def resolve(
             return target
         eps = target.claim.epsilon if epsilon is None else epsilon
         dlt = target.claim.delta if delta is None else delta
-        from dataclasses import replace
-
         return replace(target, claim=ApproxDP(eps, dlt) if dlt else PureDP(eps))
     if callable(target):
         return Mechanism.from_callable(target, claim=_claim_for(epsilon, delta, repr(target)), randomness=randomness)

@@ -55,6 +55,7 @@ def report_from_audit(
     """
     from ..auditor.result import AuditResult
     from ..mechanisms.targets import resolve
+    from ..neighbours import relation_from_dict
     from .checks import implementation_checks
     from .plots import PLOT_SAMPLES
 
@@ -66,6 +67,9 @@ def report_from_audit(
     mechanism = resolve(target, epsilon=result.claim.epsilon, delta=result.claim.delta)
     if mechanism.claim != result.claim:  # e.g. a probabilistic-DP claim, which resolve() cannot restate
         mechanism = replace(mechanism, claim=result.claim)
+    relation = (result.neighbours or {}).get("relation")
+    if relation is not None:  # the relation the audit used (a plain function's comes from the audit)
+        mechanism = replace(mechanism, neighbours=relation_from_dict(relation))
     audit_dict = jsonable(result.as_dict())
     implementation = jsonable(implementation_checks(mechanism, audit_dict, run_sensitivity=False))
     figures = plots_section(mechanism, audit_dict, plots, plot_samples or PLOT_SAMPLES)
@@ -77,5 +81,8 @@ def report_from_audit(
         "elapsed_s": round(result.elapsed_s + time.perf_counter() - started, 3),
         "reproduce": reproduce if reproduce is not None else result.reproduce(),
     }
-    return assemble(mechanism, proof=section("skipped", None, proof_note), audit=section("done", audit_dict),
-                    implementation=implementation, plots=figures, settings=settings, env=env)
+    document = assemble(mechanism, proof=section("skipped", None, proof_note), audit=section("done", audit_dict),
+                        implementation=implementation, plots=figures, settings=settings, env=env)
+    if result.neighbours.get("source") == "unchecked":  # a plain function's pair audited as given
+        document["unit_of_privacy"]["description"] = result.neighbours["statement"]
+    return document

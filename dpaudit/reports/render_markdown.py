@@ -130,6 +130,7 @@ def _audit(doc: dict[str, Any]) -> list[str]:
     lines += _table([
         ("verdict", f"**{escape(result['verdict'])}** — {escape(result['reason'])}"),
         ("pair", f"a = {escape(result['pair'][0])}, b = {escape(result['pair'][1])}"),
+        ("neighbours", escape(result["neighbours"]["statement"]) if result.get("neighbours") else None),
         ("event S", escape(result["event"])),
         ("counts", f"{ka} of {na} outputs of M(a) in S; {kb} of {nb} outputs of M(b) in S"),
         ("ε lower bound", f"{_number(result['epsilon_lower_bound'])} (claimed {_number(result['claim']['epsilon'])})"),

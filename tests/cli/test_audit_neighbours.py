@@ -29,13 +29,36 @@ def test_plain_function_under_add_remove(tmp_path):
     assert "--neighbours add-remove" in result.output  # the reproduce line carries the relation
 
 
-def test_pair_of_datasets_without_the_relation_is_a_clear_error(tmp_path):
+def test_pair_of_datasets_without_the_relation_is_audited_as_add_remove(tmp_path):
+    # The pair is the user's statement: sizes 2 and 3, one record added, say add/remove; the output says so.
     path = tmp_path / "mech.py"
     path.write_text(MECHANISM)
-    args = ["audit", f"{path}:noisy_sum", "--epsilon", "1", "--a", "[1, 0]", "--b", "[1, 0, 1]", "--samples", "1000"]
+    args = ["audit", f"{path}:noisy_sum", "--epsilon", "1", "--a", "[1, 0]", "--b", "[1, 0, 1]", "--samples", "20000",
+            "--seed", "4", "--executor", "in-process"]
     result = CliRunner().invoke(main, args)
-    assert result.exit_code == 2
-    assert "differ in shape" in result.output
+    assert result.exit_code == 1, result.output
+    assert "neighbours: add/remove one record (inferred from the pair: sizes 2 and 3, one record added)" in result.output
+
+
+def test_data_starts_the_pair_search(tmp_path):
+    # No pair: --data gives the size and value range of the searched datasets (add/remove by default).
+    path = tmp_path / "mech.py"
+    path.write_text(MECHANISM)
+    args = ["audit", f"{path}:noisy_sum", "--epsilon", "1", "--data", "[1, 0, 1]", "--samples", "20000", "--seed", "4",
+            "--executor", "in-process"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    assert "neighbours: add/remove one record (default for an example dataset)" in result.output
+    assert "--data '[1, 0, 1]'" in result.output  # the reproduce line carries it
+
+
+def test_a_search_that_cannot_start_names_the_options_to_give(tmp_path):
+    path = tmp_path / "mech.py"
+    path.write_text(MECHANISM)
+    for extra in ([], ["--neighbours", "add-remove"]):
+        result = CliRunner().invoke(main, ["audit", f"{path}:noisy_sum", "--epsilon", "1", "--samples", "1000", *extra])
+        assert result.exit_code == 2, result.output
+        assert result.output.count("\n") == 1 and "give --a JSON --b JSON or --data JSON" in result.output
 
 
 def test_unknown_relation_is_a_usage_error(tmp_path):
@@ -44,3 +67,16 @@ def test_unknown_relation_is_a_usage_error(tmp_path):
     result = CliRunner().invoke(main, ["audit", f"{path}:noisy_sum", "--epsilon", "1", "--neighbours", "nope"])
     assert result.exit_code == 2
     assert "neighbours='nope' must be add-remove" in result.output
+
+
+def test_json_output_records_the_relation_used(tmp_path):
+    import json
+
+    path = tmp_path / "mech.py"
+    path.write_text(MECHANISM)
+    args = ["audit", f"{path}:noisy_sum", "--epsilon", "1", "--a", "[1, 0]", "--b", "[1, 1, 1]", "--samples", "2000",
+            "--seed", "4", "--executor", "in-process", "--json"]
+    result = CliRunner().invoke(main, args)
+    document = json.loads(result.output)
+    assert document["neighbours"]["relation"] is None and document["neighbours"]["source"] == "unchecked"
+    assert document["neighbours"]["statement"].startswith("pair given, relation unchecked")

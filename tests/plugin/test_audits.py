@@ -59,8 +59,31 @@ def test_marker_fails_a_broken_mechanism_with_the_evidence(pytester):
     assert bound > 1.0
     assert "event:       output" in out
     assert "pair:        a=[" in out
+    assert "neighbours:  add/remove one record (inferred from the pair: sizes 3 and 4, one record added)" in out
     assert re.search(r"reproduce:   dpaudit audit .*test_mech.py:bad --epsilon 1 --neighbours add-remove .*--seed \d+", out)
     assert "--dp-seed=20260101" in out
+
+
+def test_marker_takes_the_relation_by_name_and_an_example_dataset(pytester):
+    write(
+        pytester,
+        """
+@pytest.mark.dp(epsilon=1.0, data=[1, 0, 1])
+def test_searched_from_data():
+    return bad
+
+
+@pytest.mark.dp(epsilon=1.0, pair=PAIR, neighbours="replace")
+def test_pair_not_under_the_stated_relation():
+    return good
+""",
+    )
+    result = pytester.runpytest_subprocess(SAMPLES)
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
+    assert "dpaudit: privacy violation by 'bad'" in out
+    assert "neighbours:  add/remove one record (default for an example dataset)" in out
+    assert "dpaudit could not audit good: datasets a and b are not replace-one neighbours" in out
 
 
 def test_fixture_methods(pytester):
