@@ -188,6 +188,7 @@ def test_shell_command_does_what_its_comment_says(line, command, comment, small_
 
     monkeypatch.chdir(tmp_path)
     _mine(tmp_path)
+    (tmp_path / "examples").symlink_to(ROOT / "examples")  # paths in the README are from the checkout's root
     argv = shlex.split(command)
     assert argv[0] == "dpaudit"
     result = CliRunner().invoke(main, argv[1:])
