@@ -61,6 +61,7 @@ from .sampling import Draws, fresh_seed
 from .screening import search_stage
 from .search import Scored
 from .search_record import outcome_from_record, search_record
+from .side_channels import observed, side_channel_findings, with_side_channels
 from .sequential import schedule
 from .verification import verify
 
@@ -174,6 +175,9 @@ def audit(
     checks : "default", "all", None or names
         Implementation-leak checks (:mod:`.leak_events`): ``"lattice"``, ``"float-support"`` and
         ``"correlated-noise"`` (the default) add event families to the search stage;
+        ``"draw-count"`` (default) records the number of random draws of each run of a one-run
+        function beside its output, ``"wall-time"`` (not default: load makes it noisy) its wall time
+        (:mod:`.side_channels`), so events can read them;
         ``"sensitivity"`` falsifies the declared sensitivity (deterministic, seconds; not default).
         None or ``()`` turns them off.  Each finding lands in ``AuditResult.findings``.
     randomness : {"generator", "random-state", "python-random", "own"}, optional
@@ -201,13 +205,17 @@ def audit(
     if n_search < MIN_SAMPLES:
         raise InvalidArgument(f"search_samples={search_samples!r} must be at least {MIN_SAMPLES}")
     candidates = check_positive_int("candidates", candidates)
+    explicit = not (isinstance(checks, str) and checks == "default")
     checks = check_names(checks)
     seed = fresh_seed() if seed is None else check_nonnegative_int("seed", seed)
     mechanism = resolve(target, epsilon=epsilon, delta=delta, randomness=randomness)
+    channels, channel_notes = observed(mechanism, checks, explicit)
+    as_given, mechanism = mechanism, with_side_channels(mechanism, channels) if channels else mechanism
     claim = mechanism.claim
     claim_delta = float(claim.delta)
     chosen_method = _pick_method(method, claim_delta)
     pairs, notes = candidate_pairs(mechanism, pair)
+    notes += channel_notes
     probabilistic = claim.kind == "probabilistic"
     if probabilistic:
         notes.append("probabilistic DP audited as approximate DP (P-DP implies A-DP) and by the bad-set test")
@@ -253,7 +261,9 @@ def audit(
 
     runner = make_executor(executor, workers)
     owned = runner is not executor
-    ref, ship_note = (None, None) if isinstance(runner, InProcess) else ship(mechanism, target)
+    ref, ship_note = (None, None) if isinstance(runner, InProcess) else ship(as_given, target)
+    if ref is not None and channels:
+        ref = replace(ref, side_channels=channels)
     bar = Progress((4 if probabilistic else 2) * (n_search + n), mechanism.name, progress)
     certified = None
     try:
@@ -281,6 +291,7 @@ def audit(
         if owned:
             runner.close()
     findings = leak_findings(checked.measured, claim, confidence)
+    findings += side_channel_findings(checked.measured, claim, confidence, draws.coding, channels)
     if certified is not None and certified.refuted:
         findings.append(certified.finding(claim, confidence))
     elif certified is not None:
