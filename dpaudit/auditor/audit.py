@@ -52,7 +52,7 @@ from . import bounds
 from .checkpoint import Checkpoint
 from .events import labelled
 from .executors import InProcess, make_executor, ship
-from .leak_events import check_names, leak_findings, sensitivity_finding
+from .leak_events import DEFAULT_CHECKS, check_names, leak_findings, sensitivity_finding
 from .pairs import candidate_pairs
 from .probabilistic import bad_set_test
 from .progress import Progress
@@ -61,7 +61,7 @@ from .sampling import Draws, fresh_seed
 from .screening import search_stage
 from .search import Scored
 from .search_record import outcome_from_record, search_record
-from .side_channels import observed, side_channel_findings, with_side_channels
+from .side_channels import observed, readable, side_channel_findings, with_side_channels
 from .sequential import schedule
 from .verification import verify
 
@@ -205,8 +205,8 @@ def audit(
     if n_search < MIN_SAMPLES:
         raise InvalidArgument(f"search_samples={search_samples!r} must be at least {MIN_SAMPLES}")
     candidates = check_positive_int("candidates", candidates)
-    explicit = not (isinstance(checks, str) and checks == "default")
     checks = check_names(checks)
+    explicit = set(checks) != set(DEFAULT_CHECKS)  # side channels named beyond the default: say where they are not seen
     seed = fresh_seed() if seed is None else check_nonnegative_int("seed", seed)
     mechanism = resolve(target, epsilon=epsilon, delta=delta, randomness=randomness)
     channels, channel_notes = observed(mechanism, checks, explicit)
@@ -309,8 +309,9 @@ def audit(
         "resumed_chunks": 0 if store is None else store.resumed_chunks,
         "note": ship_note or getattr(runner, "note", None),
     }
-    return _result(mechanism, claim, chosen_method, n, seed, confidence, plan, checked, outcome, (a, b), pairs,
-                   notes, draws, run, started, tuple(findings), checks, certified)
+    result = _result(mechanism, claim, chosen_method, n, seed, confidence, plan, checked, outcome, (a, b), pairs,
+                     notes, draws, run, started, tuple(findings), checks, certified)
+    return readable(result) if channels else result
 
 
 def _reproducibility(mechanism: Any, seed: int) -> str:

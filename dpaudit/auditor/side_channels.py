@@ -22,7 +22,8 @@ the output, so the audit treats what it can observe as part of the output:
   flagged.  The bound is valid for the timings as they were observed, not for the mechanism alone.
 
 Both become extra coordinates of the output (keys ``'draws'`` and ``'wall_ns'``; the output keeps
-its own as ``'output'``, ``'output[i]'`` or its dict keys), so every event family searches them,
+its own as ``'output'``, ``'output[i]'`` or its dict keys; events read ``output == 3 and draws <= 2``,
+see :func:`readable`), so every event family searches them,
 alone and jointly with the output (whole-row patterns (output, draws), thresholds, the learned linear
 score), and the event is verified on fresh samples like every other: the reported bound is a
 verification-stage bound with the audit's confidence, whatever the observable.
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -52,7 +54,9 @@ __all__ = [
     "CountingGenerator",
     "CountingRandom",
     "CountingRandomState",
+    "as_audited",
     "observed",
+    "readable",
     "side_channel_findings",
     "with_side_channels",
 ]
@@ -226,6 +230,16 @@ def observed(mechanism: Mechanism, checks: tuple[str, ...], explicit: bool) -> t
     return wanted, []
 
 
+def as_audited(mechanism: Mechanism, checks: tuple[str, ...]) -> Mechanism:
+    """``mechanism`` as an audit with these ``checks`` draws it: with the side channels it records, if any.
+
+    Events of that audit (``AuditResult.event_spec``) are stated on these outputs; a report that
+    re-draws the mechanism to plot them draws it this way.
+    """
+    channels, _ = observed(mechanism, tuple(checks), explicit=False)
+    return with_side_channels(mechanism, channels) if channels else mechanism
+
+
 def _reads(event: Any, coordinate: int) -> bool:
     """Whether membership in ``event`` depends on coordinate ``coordinate`` (structurally)."""
     from .events import AtomThreshold, RowSet
@@ -297,10 +311,29 @@ def side_channel_findings(measured: list[Any], claim: Any, confidence: float, co
             "epsilon_lower_bound": m.bound,
             "confidence": confidence,
             "support_mismatch": mismatch,
-            **({} if witness is None else {"witness": witness}),
+            **({} if witness is None else {"example": witness}),
             "reason": (f"side channel: {what} a run consumes, observed with its output, tells the inputs apart "
                        f"(Jin, McMurtry, Rubinstein & Ohrimenko 2022): {seen}{example}; verified epsilon >= "
                        f"{m.bound:.3f} > claimed {claim.epsilon:g} at confidence {confidence:g}"
                        f"{', capped by the sample size' if mismatch else ''}"),
         }))
     return findings
+
+
+_COLUMN = r"(?:output(?:\[\d+\])?|draws|wall_ns)"
+
+
+def readable(result: Any) -> Any:
+    """``result`` (an ``AuditResult``) with the recorded columns read by name: ``output['output']``
+    becomes ``output``, ``output['output[1]']`` ``output[1]``, ``output['draws']`` ``draws`` (and
+    ``'draws': 3`` in whole-row patterns ``draws: 3``), so the output reads as the function returned it."""
+
+    def text(value: str) -> str:
+        value = re.sub(rf"output\['({_COLUMN})'\]", r"\1", value)
+        return re.sub(rf"'({_COLUMN})': ", r"\1: ", value)
+
+    candidates = tuple(dataclasses.replace(c, event=text(c.event)) for c in result.candidates)
+    findings = tuple({**f, **{k: text(f[k]) for k in ("event", "reason") if isinstance(f.get(k), str)}}
+                     for f in result.findings)
+    return dataclasses.replace(result, event=text(result.event), reason=text(result.reason), candidates=candidates,
+                               findings=findings)

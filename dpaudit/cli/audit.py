@@ -183,8 +183,7 @@ def audit(
 
         audited = replace(resolve(target, epsilon=epsilon, delta=delta, randomness=randomness),
                           neighbours=relation_from_spec(neighbours))
-    switches = (no_float_checks, no_correlation_check, sensitivity_check, no_draw_count, wall_time)
-    checks: Any = "default" if not any(switches) else [  # "default": no note where the draw count is not observable
+    checks = [
         name
         for name, off in (("lattice", no_float_checks), ("float-support", no_float_checks),
                           ("correlated-noise", no_correlation_check), ("sensitivity", not sensitivity_check),

@@ -50,7 +50,8 @@ def test_vector_outputs_get_the_correlation_check_from_the_audit():
     # the audit runs the lattice events on vector float outputs too (per changed coordinate); the
     # entry exposes no float noise, so the float-support replay is the one left out
     assert status == {"float-support": ("audit", "skipped"), "lattice": ("audit", "done"),
-                      "correlated-noise": ("audit", "done"), "sensitivity": ("report", "skipped")}
+                      "correlated-noise": ("audit", "done"), "draw-count": ("audit", "skipped"),
+                      "sensitivity": ("report", "skipped")}
     by_name = {c["name"]: c for c in checks}
     assert by_name["lattice"]["result"]["verdict"] == by_name["correlated-noise"]["result"]["verdict"] == "pass"
     assert by_name["float-support"]["note"] == "the mechanism does not expose its float noise"
