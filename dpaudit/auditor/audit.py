@@ -291,7 +291,7 @@ def audit(
         if owned:
             runner.close()
     findings = leak_findings(checked.measured, claim, confidence)
-    findings += side_channel_findings(checked.measured, claim, confidence, draws.coding, channels)
+    findings += side_channel_findings(checked.measured, claim, confidence, draws, channels)
     if certified is not None and certified.refuted:
         findings.append(certified.finding(claim, confidence))
     elif certified is not None:

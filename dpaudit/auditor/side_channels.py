@@ -49,6 +49,7 @@ from ..mechanisms.base import Mechanism
 
 __all__ = [
     "DRAWS_KEY",
+    "EXAMPLE_RUNS",
     "SIDE_CHANNELS",
     "TIME_KEY",
     "CountingGenerator",
@@ -267,21 +268,39 @@ def _feature_reads(feature: Any, coordinate: int) -> bool:
     return True  # aggregates (sum, max, ...) read every coordinate
 
 
-def _witness(event: Any, keys: tuple[str, ...] | None) -> dict[str, Any] | None:
-    """One (output, side channel) combination in ``event`` when the event lists them (whole-row patterns)."""
-    from .events import RowSet
+EXAMPLE_RUNS = 256
+"""Runs of M(a) drawn (at spawn address ``(4,)`` of the audit's seed) to show one output in a side-channel event."""
 
-    if not isinstance(event, RowSet) or not event.patterns or keys is None:
+
+def _example(event: Any, data: Any, draws: Any) -> dict[str, Any] | None:
+    """One run of M(data) in ``event``, by key (labels as the function returned them), from ``EXAMPLE_RUNS``
+    fresh runs; None when none of them falls in it.  For illustration only: the bound does not use it."""
+    from .sampling import generator
+
+    rows = draws.mechanism.sample(data, EXAMPLE_RUNS, generator(draws.seed, (4,)))
+    rows = rows.reshape(rows.shape[0], -1)
+    inside = np.flatnonzero(event.contains(rows))
+    if inside.size == 0:
         return None
-    labels = event.labels[0] if event.labels else [None] * len(event.patterns[0])
-    return {k.strip("'\""): (t if t is not None else v) for k, v, t in zip(keys, event.patterns[0], labels)}
+    row, keys = rows[inside[0]], draws.coding.keys
+    values = {}
+    for i, value in enumerate(row.tolist()):
+        text = draws.coding.text(i, value)
+        name = keys[i].strip("'\"") if keys is not None else str(i)
+        values[name] = text if text is not None else (int(value) if float(value).is_integer() else value)
+    return values
 
 
-def side_channel_findings(measured: list[Any], claim: Any, confidence: float, coding: Any,
+def side_channel_findings(measured: list[Any], claim: Any, confidence: float, draws: Any,
                           channels: tuple[str, ...]) -> list[dict]:
-    """One finding per verified event that reads a side channel and whose verified bound exceeds the claim."""
+    """One finding per verified event that reads a side channel and whose verified bound exceeds the claim.
+
+    ``draws`` is the audit's :class:`~.sampling.Draws` (its coding names the columns; an example run
+    in the event is drawn from its mechanism at spawn address ``(4,)``).
+    """
     from .result import plain
 
+    coding = draws.coding
     if not channels or coding is None or coding.keys is None:
         return []
     where = {check: coding.keys.index(repr(_KEYS[check])) for check in channels if repr(_KEYS[check]) in coding.keys}
@@ -294,11 +313,11 @@ def side_channel_findings(measured: list[Any], claim: Any, confidence: float, co
             continue
         (ka, kb), (na, nb) = m.hits, m.sizes
         mismatch = kb == 0 and ka > 0
-        witness = _witness(m.scored.event, coding.keys)
+        example = _example(m.scored.event, m.pair[0], draws)
         seen = (f"S was seen {ka} times in {na} runs of M(a) and never in {nb} runs of M(b) on the verification samples"
                 if mismatch else f"S was seen {ka} / {na} times under M(a) and {kb} / {nb} under M(b) on the "
                 f"verification samples")
-        example = "" if witness is None else f"; S holds e.g. {witness}"
+        shown = "" if example is None else f"; a run of M(a) in S: {example}"
         what = " and ".join({"draw-count": "the number of random draws", "wall-time": "the wall time"}[c] for c in read)
         findings.append(plain({
             "check": read[0],
@@ -311,9 +330,9 @@ def side_channel_findings(measured: list[Any], claim: Any, confidence: float, co
             "epsilon_lower_bound": m.bound,
             "confidence": confidence,
             "support_mismatch": mismatch,
-            **({} if witness is None else {"example": witness}),
+            **({} if example is None else {"example": example}),
             "reason": (f"side channel: {what} a run consumes, observed with its output, tells the inputs apart "
-                       f"(Jin, McMurtry, Rubinstein & Ohrimenko 2022): {seen}{example}; verified epsilon >= "
+                       f"(Jin, McMurtry, Rubinstein & Ohrimenko 2022): {seen}{shown}; verified epsilon >= "
                        f"{m.bound:.3f} > claimed {claim.epsilon:g} at confidence {confidence:g}"
                        f"{', capped by the sample size' if mismatch else ''}"),
         }))
