@@ -143,22 +143,24 @@ def _counting_source(kind: str, rng: np.random.Generator) -> Any:
     return CountingGenerator(rng.bit_generator)  # the same bit generator: the same draws as rng's
 
 
-def _output_columns(outputs: list[Any]) -> dict[Any, list[Any]]:
+def _output_columns(name: str, outputs: list[Any]) -> dict[Any, list[Any]]:
     """The runs' outputs as named columns: ``'output'``, ``'output[i]'`` or the dict's own keys."""
     first = outputs[0]
     if isinstance(first, Mapping):
         keys = list(first)
         clash = [k for k in keys if k in (DRAWS_KEY, TIME_KEY)]
         if clash:
-            raise MechanismError(f"output key {clash[0]!r} is reserved for the side channel it names; rename it")
+            raise MechanismError(f"mechanism {name!r} returned the output key {clash[0]!r}, which names a side channel "
+                                 "the audit records; rename it or pass checks without that side channel")
         if any(not isinstance(o, Mapping) or set(o) != set(keys) for o in outputs):
-            raise MechanismError(f"outputs of varying shapes: dicts with keys {sorted(keys, key=str)} and others")
+            raise MechanismError(f"mechanism {name!r} returned outputs of varying shapes: dicts with keys "
+                                 f"{sorted(keys, key=str)} and others")
         return {k: [o[k] for o in outputs] for k in keys}
     if isinstance(first, (tuple, list, np.ndarray)):
         rows = [np.ravel(o) if isinstance(o, np.ndarray) else o for o in outputs]
         width = len(rows[0])
         if any(not isinstance(r, (tuple, list, np.ndarray)) or len(r) != width for r in rows):
-            raise MechanismError(f"outputs of varying shapes: {first!r} and others")
+            raise MechanismError(f"mechanism {name!r} returned outputs of varying shapes: {first!r} and others")
         return {f"output[{i}]": [r[i] for r in rows] for i in range(width)}
     return {"output": outputs}
 
@@ -166,8 +168,9 @@ def _output_columns(outputs: list[Any]) -> dict[Any, list[Any]]:
 class ObservedRuns:
     """An n-run sampler calling a one-run function n times and recording each run's side channels."""
 
-    def __init__(self, function: Any, randomness: str, channels: tuple[str, ...]) -> None:
+    def __init__(self, function: Any, randomness: str, channels: tuple[str, ...], name: str = "mechanism") -> None:
         self.one_run = self.function = function
+        self.name = name
         self.randomness = randomness
         self.channels = channels
         self.__name__ = getattr(function, "__name__", "sampler")
@@ -187,7 +190,7 @@ class ObservedRuns:
             draws.append(source.draws - before)
         if n == 0:
             return []
-        columns = _output_columns(outputs)
+        columns = _output_columns(self.name, outputs)
         if "draw-count" in self.channels:
             columns[DRAWS_KEY] = draws
         if timed:
@@ -207,7 +210,7 @@ def with_side_channels(mechanism: Mechanism, channels: tuple[str, ...]) -> Mecha
 
     ``mechanism`` must wrap a one-run function with a source the audit hands it (see :func:`observed`).
     """
-    sampler = ObservedRuns(mechanism.sampler.one_run, mechanism.randomness, tuple(channels))
+    sampler = ObservedRuns(mechanism.sampler.one_run, mechanism.randomness, tuple(channels), mechanism.name)
     sampler.thread_safe = bool(getattr(mechanism.sampler, "thread_safe", False)) and "wall-time" not in channels
     return dataclasses.replace(mechanism, sampler=sampler)
 

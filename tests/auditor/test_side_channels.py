@@ -25,7 +25,7 @@ from dpaudit.auditor.side_channels import (
     observed,
     with_side_channels,
 )
-from dpaudit.errors import InvalidArgument
+from dpaudit.errors import InvalidArgument, MechanismError
 
 STRICT = 1 - 1e-6  # a correct mechanism is flagged with probability at most 1e-6 per audit
 
@@ -78,6 +78,28 @@ def test_recorded_outputs_are_the_outputs_of_the_plain_audit_beside_their_draw_c
     assert (draws == outputs - 2 + 1).all()  # k successes and the failure that ends the loop
 
 
+def _trials_random_state(q, random_state: np.random.RandomState):
+    k = 0
+    while random_state.random_sample() < 0.5:
+        k += 1
+    return q + k
+
+
+def _trials_python(q, source: random.Random):
+    k = 0
+    while source.random() < 0.5:
+        k += 1
+    return q + k
+
+
+@pytest.mark.parametrize("function", [_trials_random_state, _trials_python])
+def test_every_kind_of_source_is_counted_on_the_audit_stream(function):
+    mechanism = dpaudit.Mechanism.from_callable(function, claim=dpaudit.PureDP(1.0))
+    recorded = with_side_channels(mechanism, ("draw-count",)).draw(0, 50, np.random.default_rng(3)).values
+    assert recorded[:, 1].tolist() == mechanism.sample(0, 50, np.random.default_rng(3)).tolist()
+    assert (recorded[:, 0] == recorded[:, 1] + 1).all()
+
+
 def test_vector_and_dict_outputs_keep_their_coordinates():
     def pair(q, rng: np.random.Generator):
         return (q + rng.integers(2), "x")
@@ -90,6 +112,15 @@ def test_vector_and_dict_outputs_keep_their_coordinates():
     assert tuples.draw(0, 4, rng).coding.keys == ("'draws'", "'output[0]'", "'output[1]'")
     dicts = with_side_channels(dpaudit.Mechanism.from_callable(named, claim=dpaudit.PureDP(1.0)), ("draw-count",))
     assert dicts.draw(0, 4, rng).coding.keys == ("'count'", "'draws'")
+
+
+def test_an_output_key_named_like_a_side_channel_is_refused_in_one_line():
+    def clashing(q, rng: np.random.Generator):
+        return {"draws": q + rng.integers(2)}
+
+    mechanism = with_side_channels(dpaudit.Mechanism.from_callable(clashing, claim=dpaudit.PureDP(1.0)), ("draw-count",))
+    with pytest.raises(MechanismError, match="'clashing' returned the output key 'draws'"):
+        mechanism.draw(0, 3, np.random.default_rng(0))
 
 
 def test_side_channels_are_observed_on_one_run_functions_only_and_said_so():
