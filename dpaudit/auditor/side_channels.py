@@ -275,21 +275,31 @@ EXAMPLE_RUNS = 256
 """Runs of M(a) drawn (at spawn address ``(4,)`` of the audit's seed) to show one output in a side-channel event."""
 
 
-def _example(event: Any, data: Any, draws: Any) -> dict[str, Any] | None:
-    """One run of M(data) in ``event``, by key (labels as the function returned them), from ``EXAMPLE_RUNS``
-    fresh runs; None when none of them falls in it.  For illustration only: the bound does not use it."""
+def _runs_of(data: Any, draws: Any) -> np.ndarray:
+    """``EXAMPLE_RUNS`` runs of M(data) at spawn address ``(4,)`` (illustration only: no bound uses them)."""
     from .sampling import generator
 
     rows = draws.mechanism.sample(data, EXAMPLE_RUNS, generator(draws.seed, (4,)))
-    rows = rows.reshape(rows.shape[0], -1)
+    return rows.reshape(rows.shape[0], -1)
+
+
+def _depends(event: Any, rows: np.ndarray, coordinate: int) -> bool:
+    """Whether membership in ``event`` changes on ``rows`` when each run's ``coordinate`` is swapped with
+    the next run's: an event that reads a constant or ignored column does not change."""
+    swapped = rows.copy()
+    swapped[:, coordinate] = np.roll(rows[:, coordinate], 1)
+    return bool(np.any(event.contains(rows) != event.contains(swapped)))
+
+
+def _example(event: Any, rows: np.ndarray, coding: Any) -> dict[str, Any] | None:
+    """The first of ``rows`` in ``event``, by key (labels as the function returned them); None if none is."""
     inside = np.flatnonzero(event.contains(rows))
     if inside.size == 0:
         return None
-    row, keys = rows[inside[0]], draws.coding.keys
     values = {}
-    for i, value in enumerate(row.tolist()):
-        text = draws.coding.text(i, value)
-        name = keys[i].strip("'\"") if keys is not None else str(i)
+    for i, value in enumerate(rows[inside[0]].tolist()):
+        text = coding.text(i, value)
+        name = coding.keys[i].strip("'\"") if coding.keys is not None else str(i)
         values[name] = text if text is not None else (int(value) if float(value).is_integer() else value)
     return values
 
@@ -298,8 +308,12 @@ def side_channel_findings(measured: list[Any], claim: Any, confidence: float, dr
                           channels: tuple[str, ...]) -> list[dict]:
     """One finding per verified event that reads a side channel and whose verified bound exceeds the claim.
 
-    ``draws`` is the audit's :class:`~.sampling.Draws` (its coding names the columns; an example run
-    in the event is drawn from its mechanism at spawn address ``(4,)``).
+    ``draws`` is the audit's :class:`~.sampling.Draws`: its coding names the columns, and
+    ``EXAMPLE_RUNS`` runs of M(a) drawn from its mechanism at spawn address ``(4,)`` decide whether
+    the event reads the side channel (its membership changes when the side channel of each run is
+    swapped with another run's: an event on a constant draw count, or one that ignores it, is no
+    side-channel finding) and give a run in the event.  They label the finding only; its bound is
+    the verification's.
     """
     from .result import plain
 
@@ -314,9 +328,13 @@ def side_channel_findings(measured: list[Any], claim: Any, confidence: float, dr
         read = [check for check, coordinate in where.items() if _reads(m.scored.event, coordinate)]
         if not read:
             continue
+        rows = _runs_of(m.pair[0], draws)
+        read = [check for check in read if _depends(m.scored.event, rows, where[check])]
+        if not read:
+            continue
         (ka, kb), (na, nb) = m.hits, m.sizes
         mismatch = kb == 0 and ka > 0
-        example = _example(m.scored.event, m.pair[0], draws)
+        example = _example(m.scored.event, rows, coding)
         seen = (f"S was seen {ka} times in {na} runs of M(a) and never in {nb} runs of M(b) on the verification samples"
                 if mismatch else f"S was seen {ka} / {na} times under M(a) and {kb} / {nb} under M(b) on the "
                 f"verification samples")
