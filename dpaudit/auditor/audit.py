@@ -52,7 +52,7 @@ from . import bounds
 from .checkpoint import Checkpoint
 from .events import labelled
 from .executors import InProcess, Threads, make_executor, ship
-from .leak_events import check_names, leak_findings, sensitivity_finding
+from .leak_events import DEFAULT_CHECKS, check_names, leak_findings, sensitivity_finding
 from .pairs import START_HINT, candidate_pairs
 from .probabilistic import bad_set_test
 from .progress import Progress
@@ -62,6 +62,7 @@ from .sampling import Draws, fresh_seed
 from .screening import search_stage
 from .search import Scored
 from .search_record import outcome_from_record, search_record
+from .side_channels import observed, readable, side_channel_findings, with_side_channels
 from .sequential import schedule
 from .shipping import leave_if_rerun_by_worker
 from .verification import verify
@@ -194,6 +195,9 @@ def audit(
     checks : "default", "all", None or names
         Implementation-leak checks (:mod:`.leak_events`): ``"lattice"``, ``"float-support"`` and
         ``"correlated-noise"`` (the default) add event families to the search stage;
+        ``"draw-count"`` (default) records the number of random draws of each run of a one-run
+        function beside its output, ``"wall-time"`` (not default: load makes it noisy) its wall time
+        (:mod:`.side_channels`), so events can read them;
         ``"sensitivity"`` falsifies the declared sensitivity (deterministic, seconds; not default).
         None or ``()`` turns them off.  Each finding lands in ``AuditResult.findings``.
     d_in : number, optional
@@ -226,16 +230,20 @@ def audit(
         raise InvalidArgument(f"search_samples={search_samples!r} must be at least {MIN_SAMPLES}")
     candidates = check_positive_int("candidates", candidates)
     checks = check_names(checks)
+    explicit = set(checks) != set(DEFAULT_CHECKS)  # side channels named beyond the default: say where they are not seen
     seed = fresh_seed() if seed is None else check_nonnegative_int("seed", seed)
     loaded = load_target(target)
     mechanism, relation = choose_relation(
         resolve(loaded, epsilon=epsilon, delta=delta, randomness=randomness, d_in=d_in), is_plain_callable(loaded),
         pair=pair, neighbours=neighbours, data=data,
     )
+    channels, channel_notes = observed(mechanism, checks, explicit)
+    as_given, mechanism = mechanism, with_side_channels(mechanism, channels) if channels else mechanism
     claim = mechanism.claim
     claim_delta = float(claim.delta)
     chosen_method = _pick_method(method, claim_delta)
     pairs, notes = candidate_pairs(mechanism, pair, data=data, check=relation.relation is not None)
+    notes += channel_notes
     probabilistic = claim.kind == "probabilistic"
     if probabilistic:
         notes.append("probabilistic DP audited as approximate DP (P-DP implies A-DP) and by the bad-set test")
@@ -282,7 +290,9 @@ def audit(
 
     runner = make_executor(executor, workers)
     owned = runner is not executor
-    ref, ship_note = (None, None) if isinstance(runner, (InProcess, Threads)) else ship(mechanism, target)
+    ref, ship_note = (None, None) if isinstance(runner, (InProcess, Threads)) else ship(as_given, target)
+    if ref is not None and channels:
+        ref = replace(ref, side_channels=channels)
     bar = Progress((4 if probabilistic else 2) * (n_search + n), mechanism.name, progress)
     certified = None
     try:
@@ -310,6 +320,7 @@ def audit(
         if owned:
             runner.close()
     findings = leak_findings(checked.measured, claim, confidence)
+    findings += side_channel_findings(checked.measured, claim, confidence, draws, channels)
     if certified is not None and certified.refuted:
         findings.append(certified.finding(claim, confidence))
     elif certified is not None:
@@ -329,8 +340,9 @@ def audit(
         "draws": draws.draws,
         "batching": getattr(mechanism.sampler, "batching", None),
     }
-    return _result(mechanism, claim, chosen_method, n, seed, confidence, plan, checked, outcome, (a, b), pairs,
-                   notes, draws, run, started, tuple(findings), checks, relation, certified)
+    result = _result(mechanism, claim, chosen_method, n, seed, confidence, plan, checked, outcome, (a, b), pairs,
+                     notes, draws, run, started, tuple(findings), checks, relation, certified)
+    return readable(result) if channels else result
 
 
 def _run_note(runner: Any, ship_note: str | None) -> str | None:

@@ -38,19 +38,26 @@ class MechanismRef:
     """How a worker rebuilds the mechanism: ``kind`` is ``"name"``, ``"target"`` or ``"pickle"``.
 
     ``randomness`` is the wrapped function's randomness kind for a ``"target"`` (it decides how the
-    function is called, so workers must not infer it anew).
+    function is called, so workers must not infer it anew).  ``side_channels`` are the side channels
+    (:mod:`.side_channels`) the worker's mechanism records beside each output.
     """
 
     kind: str
     payload: Any
     label: str
     randomness: str | None = None
+    side_channels: tuple[str, ...] = ()
 
     def build(self) -> Mechanism:
-        key = (self.kind, self.payload if self.kind != "pickle" else hash(self.payload), self.randomness)
+        key = (self.kind, self.payload if self.kind != "pickle" else hash(self.payload), self.randomness,
+               self.side_channels)
         built = _BUILT.get(key)
         if built is None:
             built = self._build()
+            if self.side_channels:
+                from .side_channels import with_side_channels
+
+                built = with_side_channels(built, self.side_channels)
             _BUILT[key] = built
         return built
 

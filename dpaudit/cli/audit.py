@@ -172,6 +172,8 @@ def _print_result(result: Any, reproduction: str) -> None:
 @click.option("--no-float-checks", is_flag=True, help="Leave out the float lattice and float-support event families.")
 @click.option("--no-correlation-check", is_flag=True, help="Leave out the correlated-noise events of vector outputs.")
 @click.option("--sensitivity-check", is_flag=True, help="Also falsify the declared sensitivity (slow: seconds).")
+@click.option("--no-draw-count", is_flag=True, help="Do not record the random draws of each run of a one-run function.")
+@click.option("--wall-time", is_flag=True, help="Also record each run's wall time (one-run functions; noisy under load).")
 @json_option
 @debug_option
 @guarded
@@ -198,6 +200,8 @@ def audit(
     no_float_checks: bool,
     no_correlation_check: bool,
     sensitivity_check: bool,
+    no_draw_count: bool,
+    wall_time: bool,
     as_json: bool,
     debug: bool,
 ) -> None:
@@ -219,7 +223,8 @@ def audit(
     checks = [
         name
         for name, off in (("lattice", no_float_checks), ("float-support", no_float_checks),
-                          ("correlated-noise", no_correlation_check), ("sensitivity", not sensitivity_check))
+                          ("correlated-noise", no_correlation_check), ("sensitivity", not sensitivity_check),
+                          ("draw-count", no_draw_count), ("wall-time", not wall_time))
         if not off
     ]
     try:
@@ -259,7 +264,8 @@ def audit(
                            (f"--randomness {randomness}", randomness is not None),
                            (f"--d-in {d_in_json}", d_in is not None),
                            (f"--search-samples {search_samples}", search_samples is not None), ("--no-early-stop", no_early_stop), ("--no-float-checks", no_float_checks),
-                           ("--no-correlation-check", no_correlation_check), ("--sensitivity-check", sensitivity_check))
+                           ("--no-correlation-check", no_correlation_check), ("--sensitivity-check", sensitivity_check),
+                           ("--no-draw-count", no_draw_count), ("--wall-time", wall_time))
         if used
     )
     if as_json:

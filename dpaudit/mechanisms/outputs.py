@@ -313,7 +313,10 @@ def _columns(raw: Mapping[Any, Any], n: int, encoder: _Encoder) -> tuple[np.ndar
                 f"a dict whose column {k!r} has shape {np.shape(column)} (a vectorised sampler's dict holds n = {n} "
                 "values per key)"
             )
-        values, _, (kind,), _ = _encode_runs(list(np.asarray(column, dtype=object)), encoder)
+        if isinstance(column, np.ndarray) and column.dtype.kind in "biuf":  # numbers: nothing to encode
+            values, kind = column, "bool" if column.dtype.kind == "b" else "number"
+        else:
+            values, _, (kind,), _ = _encode_runs(list(np.asarray(column, dtype=object)), encoder)
         columns.append(values)
         kinds.append(kind)
     array = np.column_stack(columns) if columns else np.empty((n, 0))

@@ -280,7 +280,7 @@ def _decide(density: Any, claim: Claim, eps: Any, dlt: Any, hints: tuple = ()) -
 
 
 # Words in a density's note that mean: the declared (exact) density is proved, the implementation is not.
-_IMPLEMENTATION_CAVEATS = ("floating point", "float arithmetic", "double precision")
+_IMPLEMENTATION_CAVEATS = ("floating point", "float arithmetic", "double precision", "side channel")
 
 
 def _add_note(outcome: Outcome, density: Any) -> None:

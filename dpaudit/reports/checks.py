@@ -1,6 +1,6 @@
 """Implementation checks of a report: the audit's leak findings, and the report's own sensitivity check.
 
-The three implementation-leak checks run *inside* the audit (:mod:`dpaudit.auditor.leak_events`):
+The implementation-leak checks run *inside* the audit (:mod:`dpaudit.auditor.leak_events`):
 their events join the search stage, are verified on the audit's own fresh samples with its
 confidence and multiplicity correction, and every verified event above the claim becomes an entry
 of ``AuditResult.findings``.  This module reads them back, one envelope per check, and runs nothing
@@ -10,7 +10,9 @@ a second time:
   not under q_b (:mod:`dpaudit.auditor.float_support`), for mechanisms exposing ``noise``;
 * ``lattice`` -- ulp-lattice events of scalar floating-point outputs (:mod:`dpaudit.auditor.lattice`);
 * ``correlated-noise`` -- events on differences of coordinates of vector outputs
-  (:mod:`dpaudit.auditor.correlation`).
+  (:mod:`dpaudit.auditor.correlation`);
+* ``draw-count`` -- events reading the number of random draws each run of a one-run function
+  consumed, recorded beside its output (:mod:`dpaudit.auditor.side_channels`).
 
 ``sensitivity`` is no event: :func:`dpaudit.auditor.sensitivity.falsify_sensitivity` evaluates the
 deterministic statistic on adversarial neighbouring datasets (hypothesis, a few seconds), so the
@@ -34,7 +36,7 @@ from .model import section
 
 __all__ = ["CHECKS", "LEAK_CHECKS", "audit_checks", "implementation_checks", "sensitivity_check"]
 
-LEAK_CHECKS = ("float-support", "lattice", "correlated-noise")
+LEAK_CHECKS = ("float-support", "lattice", "correlated-noise", "draw-count")
 CHECKS = (*LEAK_CHECKS, "sensitivity")
 
 _METHODS = {
@@ -43,6 +45,8 @@ _METHODS = {
     "lattice": "ulp-lattice events: off-grid outputs, significand low bits, exponents, outputs fl(q_b + n) "
                "reaches for no double n, q_b known or estimated (dpaudit.auditor.lattice)",
     "correlated-noise": "ranges of the difference of two output coordinates (dpaudit.auditor.correlation)",
+    "draw-count": "events on the output and the number of random draws of its run, a side channel "
+                  "(dpaudit.auditor.side_channels)",
 }
 _IN_AUDIT = ("; an event family of the audit's search stage, verified on the audit's own fresh samples with its "
              "confidence and multiplicity correction")
@@ -79,6 +83,12 @@ def _not_applicable(name: str, mechanism: Any, audit: dict[str, Any]) -> str | N
     (the rules of :func:`dpaudit.auditor.leak_families.leak_families`)."""
     from ..auditor.result import from_plain
 
+    if name == "draw-count":
+        if getattr(mechanism.sampler, "one_run", None) is None:
+            return "the sampler draws all runs in one call (vectorised): per-run draw counts are not observable"
+        if mechanism.randomness == "own":
+            return "the mechanism draws its own randomness, which the audit cannot count"
+        return None
     pair = from_plain(audit["pair"])
     width = _float_width(mechanism, pair[0])
     if name in ("lattice", "float-support") and width is None:

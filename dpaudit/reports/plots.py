@@ -389,8 +389,10 @@ def all_plots(mechanism: Any, audit: dict[str, Any], n: int = PLOT_SAMPLES) -> l
     """Every figure that applies to this mechanism and audit (audit given as ``AuditResult.as_dict()``)."""
     from ..auditor.events import event_from_dict
     from ..auditor.result import from_plain
+    from ..auditor.side_channels import as_audited
 
     pair = from_plain(audit["pair"])
+    mechanism = as_audited(mechanism, tuple(audit.get("checks", ())))  # events may read the run's draw count
     # The float-support event replays the mechanism's own noise: it needs it to test membership.
     spec = audit.get("event_spec")
     event = event_from_dict(spec, noise=getattr(mechanism, "noise", None)) if spec else None

@@ -51,7 +51,8 @@ def test_vector_outputs_get_the_correlation_check_from_the_audit():
     # entry exposes no float noise and no known float sampler reproduces its outputs, so the
     # float-support replay is the one left out
     assert status == {"float-support": ("audit", "skipped"), "lattice": ("audit", "done"),
-                      "correlated-noise": ("audit", "done"), "sensitivity": ("report", "skipped")}
+                      "correlated-noise": ("audit", "done"), "draw-count": ("audit", "skipped"),
+                      "sensitivity": ("report", "skipped")}
     by_name = {c["name"]: c for c in checks}
     assert by_name["lattice"]["result"]["verdict"] == by_name["correlated-noise"]["result"]["verdict"] == "pass"
     assert by_name["float-support"]["note"] == (

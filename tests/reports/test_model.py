@@ -42,7 +42,7 @@ def test_laplace_report_is_valid_and_ordered_like_the_evaluation_pyramid(laplace
         assert field in audit
     assert audit["seed"] == laplace_report["settings"]["seed"] == 20260101
     # The leak checks ran inside the audit and found nothing on this correct entry (validity).
-    assert audit["checks"] == ["float-support", "lattice", "correlated-noise"] and audit["findings"] == []
+    assert audit["checks"] == ["float-support", "lattice", "correlated-noise", "draw-count"] and audit["findings"] == []
     assert audit["stopping"]["stopped_at"] >= 1 and audit["run"]["executor"]
     assert laplace_report["summary"] == {
         "verdicts": laplace_report["summary"]["verdicts"], "overall": "pass", "exit_code": 0}

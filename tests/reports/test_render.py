@@ -108,7 +108,7 @@ def test_stopping_run_and_leak_checks_are_shown_in_both_formats(laplace_report):
         assert stopped in text
         assert "alpha spending over" in text  # the procedure itself
         assert f"executor {audit['run']['executor']}" in text
-        assert "float-support, lattice, correlated-noise; 0 finding(s)" in text
+        assert "float-support, lattice, correlated-noise, draw-count; 0 finding(s)" in text
 
 
 @pytest.mark.parametrize("path, fmt", [("a.html", "html"), ("b.HTM", "html"), ("c.json", "json"), ("d.md", "markdown")])

@@ -23,6 +23,8 @@ Floating point (:mod:`.floating_point`, Mironov 2012; true epsilon inf, algebra 
     ``laplace-numpy``              ``numpy.random.Generator.laplace``.
     ``gaussian-box-muller``        Box-Muller normal noise.
     ``laplace-histogram-numpy``    a histogram with numpy Laplace noise per count (vector outputs).
+Timing side channels (:mod:`.timing`, Jin, McMurtry, Rubinstein & Ohrimenko 2022; output exact)
+    ``geometric-by-trials``        two-sided geometric by Bernoulli trials: the draw count reveals |noise|: inf.
 Sensitivity (:mod:`.sensitivity`)
     ``clamped-mean-wrong-sensitivity``  noise scale (ub - lb) / (n eps) with n = |D|: inf.
     ``sum-clamp-after``                 clamps the total, not each record: (R / ub) eps.

@@ -16,7 +16,7 @@ EXPECTED = {
     "noisy-max-value-laplace", "noisy-max-value-exponential", "svt-lyu-3", "svt-lyu-4", "svt-lyu-5",
     "svt-lyu-6", "laplace-scale-epsilon", "rr-miscalibrated", "exponential-no-factor-2",
     "laplace-float-textbook", "laplace-scipy", "laplace-numpy", "gaussian-box-muller", "laplace-histogram-numpy",
-    "clamped-mean-wrong-sensitivity", "sum-clamp-after", "median-local-sensitivity",
+    "clamped-mean-wrong-sensitivity", "sum-clamp-after", "median-local-sensitivity", "geometric-by-trials",
 }
 
 
