@@ -32,11 +32,13 @@ failures A-DP cannot.  It gets ``PDP_SHARE`` of alpha when it runs, the A-DP ver
 from __future__ import annotations
 
 import math
+import os
 import time
 from typing import Any
 
 import numpy as np
 
+from .._paths import check_output_file
 from .._validation import (
     check_nonnegative_finite,
     check_nonnegative_int,
@@ -124,7 +126,7 @@ def audit(
     early_stopping: bool = True,
     executor: Any = "auto",
     workers: int | None = None,
-    checkpoint: str | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
     checks: Any = "default",
 ) -> AuditResult:
@@ -164,8 +166,10 @@ def audit(
         The result does not depend on it.
     workers : int, optional
         Threads, processes of the pool or of the local Dask cluster (default: every core).
-    checkpoint : str, optional
-        File that keeps finished work; an interrupted audit rerun with the same file resumes.
+    checkpoint : str or os.PathLike, optional
+        File that keeps finished work; an interrupted audit rerun with the same file resumes.  Its
+        folder must exist and accept files (checked before any work).  If writing it fails during the
+        audit, the work is kept in a temporary file named in ``AuditResult.notes`` and ``run``.
     progress : bool, optional
         Show a progress bar on standard error (default: when it is a terminal).
     checks : "default", "all", None or names
@@ -195,6 +199,8 @@ def audit(
     candidates = check_positive_int("candidates", candidates)
     checks = check_names(checks)
     seed = fresh_seed() if seed is None else check_nonnegative_int("seed", seed)
+    if checkpoint is not None:
+        checkpoint = check_output_file("checkpoint", checkpoint)
     mechanism = resolve(target, epsilon=epsilon, delta=delta)
     claim = mechanism.claim
     claim_delta = float(claim.delta)
@@ -277,6 +283,8 @@ def audit(
         notes.append(f"probabilistic-DP bad-set test on {certified.bad.event.describe()}: "
                      + certified.finding(claim, confidence)["reason"])
     notes += list(outcome.notes)
+    if store is not None and store.note:
+        notes.append(store.note)
     if "sensitivity" in checks:
         finding, note = sensitivity_finding(mechanism)
         findings += [finding] if finding else []
@@ -284,7 +292,7 @@ def audit(
     run = {
         "executor": runner.name,
         "workers": int(getattr(runner, "workers", 1)),
-        "checkpoint": None if checkpoint is None else str(checkpoint),
+        "checkpoint": None if store is None else str(store.path),
         "resumed_chunks": 0 if store is None else store.resumed_chunks,
         "note": ship_note or getattr(runner, "note", None),
     }

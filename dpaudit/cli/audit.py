@@ -12,7 +12,17 @@ from typing import Any
 import click
 
 from ..errors import InvalidArgument, InvalidDataset, MechanismError
-from ._common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, debug_option, echo_json, guarded, json_option
+from ._common import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    EXIT_VIOLATION,
+    check_outputs,
+    debug_option,
+    echo_json,
+    guarded,
+    json_option,
+)
 
 EXIT_FOR_VERDICT = {"pass": EXIT_OK, "violation": EXIT_VIOLATION, "underpowered": EXIT_UNKNOWN}
 
@@ -153,6 +163,7 @@ def audit(
     Prints a lower bound on the epsilon TARGET realises and the verdict: violation when it exceeds
     the claim, pass otherwise (underpowered when the sample size could not reach the claim).
     """
+    check_outputs(files={"--checkpoint": checkpoint})
     from ..auditor import audit as run_audit
     from ..auditor.sampling import fresh_seed
 

@@ -14,7 +14,19 @@ import click
 
 from ..errors import InvalidArgument
 from . import EXIT_CODES
-from ._common import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, debug_option, echo_json, guarded, json_option
+from ._common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    EXIT_VIOLATION,
+    check_outputs,
+    debug_option,
+    echo_json,
+    guarded,
+    json_option,
+    save_finished,
+)
 
 _OVERALL_EXIT = {"pass": EXIT_OK, "violation": EXIT_VIOLATION, "unknown": EXIT_UNKNOWN}
 
@@ -27,34 +39,45 @@ def _bar(total: int, unit: str) -> Any:
 
 
 def _one(target: str, output: Path, options: dict[str, Any], as_json: bool) -> int:
-    from ..reports import build_report, format_for, write
+    from ..reports import build_report, format_for, render
     from ..reports.build import STAGES
 
-    format_for(output)  # refuse a bad suffix before any work
+    format = format_for(output, "-o/--output")  # refuse a bad suffix before any work
+    check_outputs(files={"-o/--output": output})
     with _bar(len(STAGES), "stage") as bar:
         def progress(stage: str) -> None:
             bar.set_description(stage)
             bar.update(1)
 
         document = build_report(target, progress=progress, **options)
-    write(document, output)
+    where, problem = save_finished(render(document, format), output, "-o/--output")
     summary = document["summary"]
     if as_json:
-        echo_json({"path": str(output), **summary, "settings": document["settings"]})
+        echo_json({"path": where, **summary, "settings": document["settings"]})
     else:
         verdicts = ", ".join(f"{k}: {v}" for k, v in summary["verdicts"].items())
         click.echo(f"{summary['overall'].upper()}: {document['mechanism']['name']} ({verdicts})")
-        click.echo(f"  wrote {output}")
+        click.echo(f"  wrote {where}")
         click.echo(f"  reproduce: {document['settings']['reproduce']}")
+    if problem is not None:  # the work is done and kept; the path the user asked for is what failed
+        click.echo(f"dpaudit: error: {problem}", err=True)
+        return EXIT_BAD_INPUT
     return _OVERALL_EXIT[summary["overall"]]
 
 
 def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool) -> int:
     from ..mechanisms.registry import names
-    from ..reports.catalogue import CATALOGUE_PROOF_TIMEOUT, CATALOGUE_SAMPLES, CATALOGUE_SEED, write_catalogue
+    from ..reports.catalogue import (
+        CATALOGUE_PROOF_TIMEOUT,
+        CATALOGUE_SAMPLES,
+        CATALOGUE_SEED,
+        CatalogueInterrupted,
+        write_catalogue,
+    )
 
     if output.suffix:
-        raise InvalidArgument(f"output={str(output)!r} must be a folder for --all (no file suffix)")
+        raise InvalidArgument(f"-o/--output={str(output)!r} must be a folder for --all (no file suffix)")
+    check_outputs(folders={"-o/--output": output})
     options = {**options}
     options["samples"] = options["samples"] or CATALOGUE_SAMPLES
     options["seed"] = CATALOGUE_SEED if options["seed"] is None else options["seed"]
@@ -66,21 +89,37 @@ def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool)
             bar.set_description(entry["name"])
             bar.update(1)
 
-        entries = write_catalogue(output, jobs=jobs, on_done=done, **options)
+        try:
+            run = write_catalogue(output, jobs=jobs, on_done=done, **options)
+        except CatalogueInterrupted as stop:
+            run = stop.run
     elapsed = time.perf_counter() - started
+    entries, missing = run.entries, run.missing
+    written = len(entries) - len(missing) - sum("error" in e for e in entries)
     if as_json:
-        echo_json({"path": str(output), "elapsed_s": round(elapsed, 1), "reports": entries})
+        echo_json({"path": str(output), "index": str(run.index), "elapsed_s": round(elapsed, 1), "reports": entries,
+                   "reused": run.reused, "missing": missing, "problems": list(run.problems), "notes": list(run.notes)})
     else:
         for e in entries:
-            click.echo(f"{e['overall']:<9} {e['name']:<32} proof {e['proof']:<9} audit {e['audit']}")
+            if e["overall"] != "missing":
+                click.echo(f"{e['overall']:<9} {e['name']:<32} proof {e['proof']:<9} audit {e['audit']}")
             if "error" in e:
                 click.echo(f"  dpaudit: error: {e['name']}: {e['error']}", err=True)
+        for problem in run.problems:
+            click.echo(f"  dpaudit: error: {problem}", err=True)
+        for note in run.notes:
+            click.echo(f"  note: {note}")
+        reused = f", {run.reused} of them kept from the interrupted run before" if run.reused else ""
         click.echo(
-            f"wrote {len(entries)} reports and {output / 'index.html'} in {elapsed:.1f} s "
+            f"wrote {written} reports{reused} and {run.index} in {elapsed:.1f} s "
             f"({options['samples']} verification samples per side, seed {options['seed']})"
         )
+    if missing:
+        click.echo(f"dpaudit: interrupted: {len(missing)} of {len(entries)} reports missing (listed in {run.index}); "
+                   "rerun the same command to build only those", err=True)
+        return EXIT_INTERRUPTED
     # The catalogue holds known-broken entries on purpose: --all exits 0 once every report is written.
-    return EXIT_UNKNOWN if any("error" in e for e in entries) else EXIT_OK
+    return EXIT_UNKNOWN if any("error" in e for e in entries) or run.problems else EXIT_OK
 
 
 @click.command("report", epilog=EXIT_CODES)
