@@ -109,9 +109,9 @@ def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool)
             click.echo(f"  dpaudit: error: {problem}", err=True)
         for note in run.notes:
             click.echo(f"  note: {note}")
-        reused = f", {run.reused} of them kept from the interrupted run before" if run.reused else ""
+        reused = f" ({run.reused} more kept from the interrupted run before)" if run.reused else ""
         click.echo(
-            f"wrote {written} reports{reused} and {run.index} in {elapsed:.1f} s "
+            f"wrote {written - run.reused} reports{reused} and {run.index} in {elapsed:.1f} s "
             f"({options['samples']} verification samples per side, seed {options['seed']})"
         )
     if missing:
