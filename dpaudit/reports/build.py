@@ -24,14 +24,19 @@ __all__ = ["STAGES", "build_report"]
 STAGES = ("proof", "audit", "checks", "plots")
 
 
-def _proof_section(mechanism: Any, timeout: float | None) -> dict[str, Any]:
-    """Run :func:`dpaudit.prove` (in a child process when ``timeout`` is set) and wrap its result."""
+def _proof_section(mechanism: Any, timeout: float | None, restated: bool) -> dict[str, Any]:
+    """Run :func:`dpaudit.prove` (in a child process when ``timeout`` is set) and wrap its result.
+
+    A claim restated by the report's ``epsilon``/``delta`` is passed to the prover as such (checked at
+    the instance), not taken for the mechanism's own declaration.
+    """
     from ..proofs import prove
     from ._timeout import run_with_timeout
 
     if mechanism.density is None:
         return section("skipped", None, "the mechanism declares no symbolic density: nothing to prove from")
-    status, value = run_with_timeout(lambda: prove(mechanism).as_dict(), timeout)
+    claim = mechanism.claim if restated else None
+    status, value = run_with_timeout(lambda: prove(mechanism, claim=claim).as_dict(), timeout)
     if status == "ok":
         return section("done", jsonable(value))
     if status == "timeout":
@@ -119,7 +124,7 @@ def build_report(
     mechanism = resolve(target, epsilon=epsilon, delta=delta)
     seed = fresh_seed() if seed is None else seed
 
-    proof_section = _proof_section(mechanism, proof_timeout)
+    proof_section = _proof_section(mechanism, proof_timeout, epsilon is not None or delta is not None)
     tick("proof")
     audit_section, _ = _stage(lambda: audit(mechanism, samples=samples, seed=seed, confidence=confidence,
                                             checks=audit_checks(skip), executor=executor))
