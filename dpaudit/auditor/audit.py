@@ -64,10 +64,13 @@ from .search_record import outcome_from_record, search_record
 from .sequential import schedule
 from .verification import verify
 
-__all__ = ["DEFAULT_SAMPLES", "MIN_SAMPLES", "PDP_SHARE", "REACH_FRACTION", "audit", "search_budget"]
+__all__ = ["DEFAULT_SAMPLES", "MAX_SAMPLES", "MIN_SAMPLES", "PDP_SHARE", "REACH_FRACTION", "audit", "search_budget"]
 
 DEFAULT_SAMPLES = 1_000_000
 MIN_SAMPLES = 100
+# Far beyond any audit that finishes (10^15 draws per side are months of sampling at 10^8 draws/s),
+# and below the largest Poisson mean numpy draws (~9.2e18), which sizes the verification batches.
+MAX_SAMPLES = 10**15
 REACH_FRACTION = 0.9
 SEARCH_EVENTS = 10_000
 PDP_SHARE = 0.5
@@ -191,11 +194,12 @@ def audit(
     if delta is not None:
         delta = check_unit_interval("delta", delta)
     n = DEFAULT_SAMPLES if samples is None else check_positive_int("samples", samples)
-    if n < MIN_SAMPLES:
-        raise InvalidArgument(f"samples={samples!r} must be at least {MIN_SAMPLES}")
+    if not MIN_SAMPLES <= n <= MAX_SAMPLES:
+        raise InvalidArgument(f"samples={samples!r} must be at least {MIN_SAMPLES} and at most {MAX_SAMPLES:.0e}")
     n_search = search_budget(n) if search_samples is None else check_positive_int("search_samples", search_samples)
-    if n_search < MIN_SAMPLES:
-        raise InvalidArgument(f"search_samples={search_samples!r} must be at least {MIN_SAMPLES}")
+    if not MIN_SAMPLES <= n_search <= MAX_SAMPLES:
+        raise InvalidArgument(
+            f"search_samples={search_samples!r} must be at least {MIN_SAMPLES} and at most {MAX_SAMPLES:.0e}")
     candidates = check_positive_int("candidates", candidates)
     checks = check_names(checks)
     seed = fresh_seed() if seed is None else check_nonnegative_int("seed", seed)

@@ -40,7 +40,8 @@ class OneLineErrors(click.Group):
             value = super().main(*args, standalone_mode=False, **kwargs)
         except click.ClickException as exc:
             context = getattr(exc, "ctx", None)
-            where = context.command_path if context is not None else "dpaudit"
+            # The program is called dpaudit however it was started (python -m, a test runner).
+            where = " ".join(["dpaudit", *context.command_path.split()[1:]]) if context is not None else "dpaudit"
             hint = f" (see '{where} --help')" if isinstance(exc, click.UsageError) else ""
             click.echo(f"{where}: error: {one_line(exc.format_message())}{hint}", err=True)
             sys.exit(EXIT_BAD_INPUT)

@@ -52,6 +52,24 @@ def _pair(a: str | None, b: str | None) -> tuple[Any, Any] | None:
     return _parse_json("--a", a), _parse_json("--b", b)
 
 
+def _names_a_plain_function(target: str) -> bool:
+    """``module:attr`` or ``file.py:attr`` naming a function that is neither a Mechanism nor a factory of one."""
+    import inspect
+
+    from ..mechanisms.base import Mechanism
+    from ..mechanisms.targets import load_attribute
+
+    if ":" not in target:
+        return False  # a catalogue name
+    value = load_attribute(target)
+    if isinstance(value, Mechanism) or not callable(value):
+        return False
+    try:
+        return bool(inspect.signature(value).parameters)  # a zero-argument callable is a Mechanism factory
+    except (TypeError, ValueError):
+        return True
+
+
 def _reproduction(
     target: str, result: Any, a_json: str | None, b_json: str | None, epsilon, delta, method: str,
     extra: tuple[str, ...] = (),
@@ -176,7 +194,13 @@ def audit(
         from ..mechanisms.targets import resolve
         from ..neighbours import relation_from_spec
 
-        audited = replace(resolve(target, epsilon=epsilon, delta=delta), neighbours=relation_from_spec(neighbours))
+        relation = relation_from_spec(neighbours)
+        if not _names_a_plain_function(target):
+            raise InvalidArgument(
+                f"--neighbours={neighbours!r} applies to a plain function; {target!r} is a Mechanism, which carries "
+                f"its own relation ({resolve(target).neighbours})"
+            )
+        audited = replace(resolve(target, epsilon=epsilon, delta=delta), neighbours=relation)
     checks = [
         name
         for name, off in (("lattice", no_float_checks), ("float-support", no_float_checks),

@@ -12,7 +12,7 @@ from typing import Any
 from ..claims import ApproxDP, Claim, PureDP
 from ..errors import InvalidArgument, UnknownMechanism
 from .base import Mechanism
-from .registry import get
+from .registry import get, unknown_name
 
 __all__ = ["load_attribute", "resolve"]
 
@@ -53,7 +53,8 @@ def load_attribute(target: str) -> Any:
 
 def _claim_for(epsilon: float | None, delta: float | None, what: str) -> Claim:
     if epsilon is None:
-        raise InvalidArgument(f"epsilon is required to audit {what}: a plain callable carries no claim")
+        raise InvalidArgument(f"target={what} is a plain callable, which carries no claim: epsilon is required "
+                              "(--epsilon on the command line)")
     return ApproxDP(epsilon, delta) if delta else PureDP(epsilon)
 
 
@@ -64,7 +65,13 @@ def resolve(target: Any, *, epsilon: float | None = None, delta: float | None = 
     callable (given directly or loaded from ``module:attr``) needs ``epsilon``.
     """
     if isinstance(target, str):
-        target = get(target) if ":" not in target else load_attribute(target)
+        if ":" in target:
+            target = load_attribute(target)
+        else:
+            try:
+                target = get(target)
+            except UnknownMechanism:
+                raise UnknownMechanism(unknown_name("target", target)) from None
         if callable(target) and not isinstance(target, Mechanism):
             # A zero-argument factory returning a Mechanism is accepted too.
             try:
