@@ -106,8 +106,8 @@ def check_declarations(mechanism: Any, density: Any, instance: dict, restated: b
             )
         note = (
             f"mechanism {name!r} declares {label}={value!r} but its density states sensitivity {stated} at the "
-            f"instance ({where}); the prover used the density's {bound:g} (neighbours within {bound:g} include those "
-            f"within {value:g}, so a proof covers the declared claim)"
+            f"instance ({where}); the prover used the density's {bound:g}: neighbours within {bound:g} include those "
+            f"within {value:g}, so a proof covers the declared neighbours, and a counterexample may lie outside them"
         )
         if not getattr(mechanism, "flawed", False):
             warnings.warn(DeclarationMismatchWarning(note), stacklevel=3)
