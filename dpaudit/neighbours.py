@@ -363,7 +363,10 @@ def relation_from_spec(spec: str) -> NeighbourRelation:
             sensitivity = float(rest[0]) if rest else 1.0
         except ValueError:
             raise InvalidDataset(f"neighbours={spec!r}: sensitivity {rest[0]!r} is not a number") from None
-        return QueryDistance(sensitivity, rest[1] if len(rest) > 1 else "l1")
+        try:
+            return QueryDistance(sensitivity, rest[1] if len(rest) > 1 else "l1")
+        except InvalidArgument as exc:
+            raise InvalidDataset(f"neighbours={spec!r}: {exc}") from None
     raise InvalidDataset(
         f"neighbours={spec!r} must be add-remove, replace, local or query-distance[:SENSITIVITY[:NORM]]"
     )

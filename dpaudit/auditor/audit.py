@@ -201,6 +201,10 @@ def audit(
         raise InvalidArgument(
             f"search_samples={search_samples!r} must be at least {MIN_SAMPLES} and at most {MAX_SAMPLES:.0e}")
     candidates = check_positive_int("candidates", candidates)
+    if not isinstance(early_stopping, (bool, np.bool_)):
+        raise InvalidArgument(f"early_stopping={early_stopping!r} must be True or False")
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise InvalidArgument(f"progress={progress!r} must be True, False or None (a bar when stderr is a terminal)")
     checks = check_names(checks)
     seed = fresh_seed() if seed is None else check_nonnegative_int("seed", seed)
     if checkpoint is not None:

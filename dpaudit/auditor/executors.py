@@ -346,6 +346,8 @@ def make_executor(spec: Any, workers: int | None = None):
     """The executor named by ``spec`` (one of ``EXECUTORS``), or ``spec`` itself if it has ``run``."""
     if hasattr(spec, "run") and hasattr(spec, "close"):
         return spec
+    if spec is not None and not isinstance(spec, str):
+        raise InvalidArgument(f"executor={spec!r} must be one of {', '.join(EXECUTORS)} or an executor object")
     if spec is None or spec == "auto":
         return Auto(workers)
     if spec == "in-process":

@@ -64,7 +64,8 @@ def candidate_pairs(mechanism: Mechanism, pair: Any = None) -> tuple[list[tuple[
         chosen.append((a, b))
     if not chosen:
         raise InvalidArgument(
-            f"mechanism {mechanism.name!r} has no domain and no recommended pairs to search; give pair=(a, b)"
+            f"mechanism {mechanism.name!r} has no domain and no recommended pairs to search; give pair=(a, b) "
+            "(--a and --b on the command line)"
         )
     if len(chosen) > MAX_PAIRS:
         notes.append(f"screened the first {MAX_PAIRS} of {len(chosen)} candidate pairs")

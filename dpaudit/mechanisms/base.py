@@ -171,6 +171,10 @@ class Mechanism:
         """
         if not callable(function):
             raise InvalidArgument(f"function={function!r} must be callable")
+        if name is not None and not isinstance(name, str):
+            raise InvalidArgument(f"name={name!r} must be a str or None (then the function's name)")
+        if vectorised is not None and not isinstance(vectorised, bool):
+            raise InvalidArgument(f"vectorised={vectorised!r} must be True, False or None (read from the signature)")
         if vectorised is None:
             vectorised = _required_positional(function) >= 3
         sampler = function if vectorised else _batched(function)

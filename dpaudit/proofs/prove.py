@@ -30,6 +30,7 @@ import math
 import time
 from typing import Any
 
+from .._validation import check_positive_finite
 from ..claims import ApproxDP, Claim, ProbabilisticDP, PureDP
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
@@ -220,8 +221,13 @@ def prove(
         50 digits, or ``unknown`` with the step that could not be decided.
     """
     start = time.perf_counter()
-    if time_budget is not None and not (isinstance(time_budget, (int, float)) and time_budget > 0):
-        raise InvalidArgument(f"time_budget={time_budget!r} must be a positive number of seconds or None")
+    if time_budget is not None:
+        try:
+            time_budget = check_positive_finite("time_budget", time_budget)
+        except InvalidArgument:
+            raise InvalidArgument(f"time_budget={time_budget!r} must be a positive finite number of seconds or None") from None
+    if not isinstance(numeric, bool) and type(numeric).__name__ != "bool_":
+        raise InvalidArgument(f"numeric={numeric!r} must be True or False")
     if isinstance(mechanism, str):
         from ..mechanisms.targets import resolve
 

@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .._validation import check_nonnegative_int, check_positive_finite, check_positive_int, check_probability_open
 from ..errors import InvalidArgument
 from .document import STAGE_ERRORS, assemble, plots_section
@@ -117,8 +119,16 @@ def build_report(
         check_positive_int("plot_samples", plot_samples)
     if proof_timeout is not None:
         check_positive_finite("proof_timeout", proof_timeout)
+    if isinstance(skip_checks, str) or not isinstance(skip_checks, (tuple, list, set, frozenset)) or \
+            not all(isinstance(name, str) for name in skip_checks):
+        raise InvalidArgument(f"skip_checks={skip_checks!r} must be a tuple of check names among {', '.join(CHECKS)}")
     if set(skip_checks) - set(CHECKS):
         raise InvalidArgument(f"skip_checks={tuple(skip_checks)!r} must name checks among {', '.join(CHECKS)}")
+    if not isinstance(plots, (bool, np.bool_)) or not isinstance(checks, (bool, np.bool_)):
+        which = "plots" if not isinstance(plots, (bool, np.bool_)) else "checks"
+        raise InvalidArgument(f"{which}={plots if which == 'plots' else checks!r} must be True or False")
+    if progress is not None and not callable(progress):
+        raise InvalidArgument(f"progress={progress!r} must be None or a function called with each stage's name")
     skip = tuple(skip_checks) if checks else CHECKS
     tick = progress or (lambda stage: None)
     mechanism = resolve(target, epsilon=epsilon, delta=delta)

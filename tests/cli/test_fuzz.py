@@ -59,9 +59,7 @@ FUZZ = settings(
 RUN_BUDGET_S = 60.0
 # Left out: --debug asks for tracebacks.
 NOT_FUZZED = {"debug"}
-# Cheap catalogue entries (a report of `rr` takes ~3 s; of a dataset mechanism, its sensitivity
-# falsification takes ~30 s, so reports use `rr` only).
-AUDIT_TARGETS = ("rr", "laplace", "geometric", "k-rr")
+# Reports use `rr` only: ~3 s, where a dataset mechanism's sensitivity falsification takes ~30 s.
 REPORT_TARGETS = ("rr",)
 
 
@@ -129,11 +127,23 @@ def _paths(root: Path, suffix: str) -> dict[str, list[str]]:
     }
 
 
-def valid_values(param: click.Parameter, command: str, root: Path, mode: str) -> st.SearchStrategy[list[str]]:
+# What each valid target accepts: the pair it is audited on (--a, --b) and whether it needs --epsilon
+# and takes --neighbours (a plain function does; a Mechanism carries its claim and relation).
+PLAIN = "{root}/mech.py:noisy"
+TARGETS = {
+    "rr": {"a": "1", "b": "0"},
+    "k-rr": {"a": "0", "b": "1"},
+    "laplace": {"a": "[1, 0]", "b": "[1, 0, 1]"},
+    "geometric": {"a": "[1, 0]", "b": "[1, 0, 1]"},
+    PLAIN: {"a": "0", "b": "1", "plain": True},
+}
+PLAIN_UNDER_ADD_REMOVE = {"a": "[1, 0]", "b": "[1, 0, 1]", "plain": True}
+
+
+def valid_values(param: click.Parameter, command: str, root: Path, mode: str,
+                 target: dict[str, Any]) -> st.SearchStrategy[list[str]]:
     """Values the option accepts on its own (its meaning, where known; else its click type)."""
     name = param.name
-    if name == "target":
-        return st.sampled_from(REPORT_TARGETS if command == "report" else AUDIT_TARGETS)
     if name in ("samples", "search_samples"):
         return st.integers(100, 1000).map(str)
     if name == "seed":
@@ -142,10 +152,10 @@ def valid_values(param: click.Parameter, command: str, root: Path, mode: str) ->
         return st.floats(0.5, 0.999999).map(repr)
     if name == "epsilon":
         return st.sampled_from(["0.5", "1", "1.0986122886681098", "2"])
-    if name == "delta":
-        return st.sampled_from(["0", "1e-6"])
+    if name == "delta":  # a positive delta is valid alone but not with --method joint
+        return st.just("0")
     if name == "neighbours":
-        return st.sampled_from(["add-remove", "replace", "query-distance", "query-distance:1", "local"])
+        return st.just("add-remove")
     if name == "executor":
         return st.sampled_from(["in-process", "threads", "auto"])
     if name == "workers":
@@ -161,7 +171,7 @@ def valid_values(param: click.Parameter, command: str, root: Path, mode: str) ->
             return st.sampled_from(_paths(root, "")["valid_folder"])
         return st.sampled_from([p for s in (".json", ".md", ".html") for p in _paths(root, s)["valid_file"]])
     if name in ("a_json", "b_json"):
-        return st.just("[1, 0]" if name == "a_json" else "[1, 0, 1]")
+        return st.just(target["a" if name == "a_json" else "b"])
     return _typed(param, root, valid=True)
 
 
@@ -237,27 +247,39 @@ def command_lines(draw: Any, root: Path, single_malformed: bool = False) -> Line
     name = draw(st.sampled_from(sorted(main.commands)))
     command = main.commands[name]
     params = [p for p in command.params if p.name not in NOT_FUZZED]
+    by_name = {p.name: p for p in params}
     mode = draw(st.sampled_from(["one", "one", "all"])) if name == "report" else "one"
     chosen = [p for p in params if p.required or (p.name == "target" and mode == "one")
               or (p.name in ("samples",) and name in ("audit", "report"))]
     optional = [p for p in params if p not in chosen and p.name != "all_"]
     chosen += draw(st.lists(st.sampled_from(optional), unique_by=lambda p: p.name, max_size=5)) if optional else []
     if mode == "all":
-        chosen.append(next(p for p in params if p.name == "all_"))
+        chosen.append(by_name["all_"])
         chosen = [p for p in chosen if p.name not in ("epsilon", "delta", "target")]
     if any(p.name in ("a_json", "b_json") for p in chosen):  # the pair comes together
         chosen += [p for p in params if p.name in ("a_json", "b_json") and p not in chosen]
-    candidates = [p for p in chosen if not (_is_flag(p) and p.name == "all_")]
+    candidates = [p for p in chosen if p.name != "all_"]
     if single_malformed:
         bad = {draw(st.sampled_from(candidates)).name} if candidates else set()
     else:  # a flag given a value is one kind of mistake; values are where the variety is
         bad = {p.name for p in candidates if draw(st.booleans()) and (not _is_flag(p) or draw(st.integers(0, 9)) == 0)}
+    # The target decides what else is valid: a plain function needs --epsilon and takes --neighbours.
+    names = REPORT_TARGETS if name == "report" else tuple(t for t in TARGETS if name == "audit" or t != PLAIN)
+    target_name = draw(st.sampled_from(names))
+    if "neighbours" in {p.name for p in chosen} - bad:
+        target_name = PLAIN
+    target = dict(TARGETS.get(target_name, {}))
+    if target.get("plain"):
+        if "neighbours" in {p.name for p in chosen} - bad:
+            target = dict(PLAIN_UNDER_ADD_REMOVE)
+        # ... and a pair: a plain function has no domain to search pairs in.
+        chosen += [by_name[n] for n in ("epsilon", "a_json", "b_json") if by_name[n] not in chosen]
     args: list[str] = [name]
     positional: list[str] = []
     for param in chosen:
         wrong = param.name in bad
         if isinstance(param, click.Argument):
-            value = draw(malformed_values(param, name, root) if wrong else valid_values(param, name, root, mode))
+            value = draw(malformed_values(param, name, root)) if wrong else target_name.format(root=root)
             positional.append(value)
             continue
         opts = list(param.opts) + list(param.secondary_opts)
@@ -265,7 +287,7 @@ def command_lines(draw: Any, root: Path, single_malformed: bool = False) -> Line
         if _is_flag(param):
             args += [f"{opt}={draw(st.sampled_from(['x', '1', '']))}"] if wrong else [opt]
             continue
-        values = malformed_values(param, name, root) if wrong else valid_values(param, name, root, mode)
+        values = malformed_values(param, name, root) if wrong else valid_values(param, name, root, mode, target)
         for _ in range(draw(st.integers(1, 2)) if param.multiple else 1):
             args += [opt, draw(values)]
     # A positional value starting with '-' would read as an option: put it after '--', as a user must.
@@ -273,14 +295,15 @@ def command_lines(draw: Any, root: Path, single_malformed: bool = False) -> Line
         args += ["--", *positional]
     else:
         args += positional
-    present = tuple(chosen)
-    return Line(tuple(args), present, tuple(p for p in chosen if p.name in bad), tuple(positional))
+    return Line(tuple(args), tuple(chosen), tuple(p for p in chosen if p.name in bad), tuple(positional))
 
 
 def _names(param: click.Parameter, line: Line) -> list[str]:
     """How a message may name ``param``: its long options, ``name=``, or the argument's name or value
     (``mechanism 'rr' raised ...`` names the TARGET)."""
     names = [o for o in [*param.opts, *param.secondary_opts] if o.startswith("--")]
+    names += [f"{o[2:]}=" for o in list(names)]  # the API's spelling: --a is a=, --search-samples search_samples=
+    names += [f"{o[2:].replace('-', '_')}=" for o in list(names) if o.startswith("--")]
     names += [f"{param.name}=", f"'{param.name}'"]
     if isinstance(param, click.Argument):
         names += [param.name.upper(), f"{param.name}="] + [repr(v) for v in line.positional if v]
