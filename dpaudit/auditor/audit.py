@@ -201,6 +201,10 @@ def audit(
         raise InvalidArgument(
             f"search_samples={search_samples!r} must be at least {MIN_SAMPLES} and at most {MAX_SAMPLES:.0e}")
     candidates = check_positive_int("candidates", candidates)
+    if candidates > SEARCH_EVENTS:
+        raise InvalidArgument(f"candidates={candidates!r} must be at most {SEARCH_EVENTS} (the events the search scores)")
+    if workers is not None:
+        check_positive_int("workers", workers)
     if not isinstance(early_stopping, (bool, np.bool_)):
         raise InvalidArgument(f"early_stopping={early_stopping!r} must be True or False")
     if progress is not None and not isinstance(progress, (bool, np.bool_)):

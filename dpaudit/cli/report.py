@@ -78,6 +78,8 @@ def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool)
     if output.suffix:
         raise InvalidArgument(f"-o/--output={str(output)!r} must be a folder for --all (no file suffix)")
     check_outputs(folders={"-o/--output": output})
+    if jobs is not None and jobs < 1:
+        raise InvalidArgument(f"--jobs={jobs!r} must be a positive number of worker processes")
     options = {**options}
     options["samples"] = options["samples"] or CATALOGUE_SAMPLES
     options["seed"] = CATALOGUE_SEED if options["seed"] is None else options["seed"]

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .._validation import check_nonnegative_finite, check_unit_interval
 from ..claims import ApproxDP, Claim, PureDP
 from ..errors import InvalidArgument, UnknownMechanism
 from .base import Mechanism
@@ -64,6 +65,10 @@ def resolve(target: Any, *, epsilon: float | None = None, delta: float | None = 
     A Mechanism or catalogue name keeps its own claim unless ``epsilon``/``delta`` override it; a
     callable (given directly or loaded from ``module:attr``) needs ``epsilon``.
     """
+    if epsilon is not None:
+        epsilon = check_nonnegative_finite("epsilon", epsilon)
+    if delta is not None:
+        delta = check_unit_interval("delta", delta)
     if isinstance(target, str):
         if ":" in target:
             target = load_attribute(target)

@@ -21,7 +21,7 @@ from ..errors import InvalidArgument
 from .document import STAGE_ERRORS, assemble, plots_section
 from .model import jsonable, section
 
-__all__ = ["STAGES", "build_report"]
+__all__ = ["STAGES", "build_report", "check_options"]
 
 STAGES = ("proof", "audit", "checks", "plots")
 
@@ -52,6 +52,48 @@ def _stage(call: Callable[[], Any]) -> tuple[dict[str, Any], Any]:
     except STAGE_ERRORS as exc:
         return section("error", None, f"{type(exc).__name__}: {exc}"), None
     return section("done", jsonable(result.as_dict())), result
+
+
+def check_options(
+    *,
+    confidence: float = 0.95,
+    samples: int | None = None,
+    seed: int | None = None,
+    plots: bool = True,
+    checks: bool = True,
+    skip_checks: tuple[str, ...] = (),
+    plot_samples: int | None = None,
+    proof_timeout: float | None = None,
+    progress: Callable[[str], None] | None = None,
+    **others: Any,
+) -> float:
+    """Refuse a bad report option (InvalidArgument naming it) before any work; returns the confidence.
+
+    :func:`build_report` calls it first; a catalogue run calls it once before its first report.
+    """
+    from ..auditor.audit import MAX_SAMPLES, MIN_SAMPLES
+    from .checks import CHECKS
+
+    confidence = check_probability_open("confidence", confidence)
+    if samples is not None and not MIN_SAMPLES <= check_positive_int("samples", samples) <= MAX_SAMPLES:
+        raise InvalidArgument(f"samples={samples!r} must be at least {MIN_SAMPLES} and at most {MAX_SAMPLES:.0e}")
+    if seed is not None:
+        check_nonnegative_int("seed", seed)
+    if plot_samples is not None:
+        check_positive_int("plot_samples", plot_samples)
+    if proof_timeout is not None:
+        check_positive_finite("proof_timeout", proof_timeout)
+    if isinstance(skip_checks, str) or not isinstance(skip_checks, (tuple, list, set, frozenset)) or \
+            not all(isinstance(name, str) for name in skip_checks):
+        raise InvalidArgument(f"skip_checks={skip_checks!r} must be a tuple of check names among {', '.join(CHECKS)}")
+    if set(skip_checks) - set(CHECKS):
+        raise InvalidArgument(f"skip_checks={tuple(skip_checks)!r} must name checks among {', '.join(CHECKS)}")
+    for name, flag in (("plots", plots), ("checks", checks)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise InvalidArgument(f"{name}={flag!r} must be True or False")
+    if progress is not None and not callable(progress):
+        raise InvalidArgument(f"progress={progress!r} must be None or a function called with each stage's name")
+    return confidence
 
 
 def build_report(
@@ -110,25 +152,9 @@ def build_report(
 
     started = time.perf_counter()
     # The user's arguments are checked before any work: a bad one is an error, not a report section.
-    confidence = check_probability_open("confidence", confidence)
-    if samples is not None:
-        check_positive_int("samples", samples)
-    if seed is not None:
-        check_nonnegative_int("seed", seed)
-    if plot_samples is not None:
-        check_positive_int("plot_samples", plot_samples)
-    if proof_timeout is not None:
-        check_positive_finite("proof_timeout", proof_timeout)
-    if isinstance(skip_checks, str) or not isinstance(skip_checks, (tuple, list, set, frozenset)) or \
-            not all(isinstance(name, str) for name in skip_checks):
-        raise InvalidArgument(f"skip_checks={skip_checks!r} must be a tuple of check names among {', '.join(CHECKS)}")
-    if set(skip_checks) - set(CHECKS):
-        raise InvalidArgument(f"skip_checks={tuple(skip_checks)!r} must name checks among {', '.join(CHECKS)}")
-    if not isinstance(plots, (bool, np.bool_)) or not isinstance(checks, (bool, np.bool_)):
-        which = "plots" if not isinstance(plots, (bool, np.bool_)) else "checks"
-        raise InvalidArgument(f"{which}={plots if which == 'plots' else checks!r} must be True or False")
-    if progress is not None and not callable(progress):
-        raise InvalidArgument(f"progress={progress!r} must be None or a function called with each stage's name")
+    confidence = check_options(confidence=confidence, samples=samples, seed=seed, plots=plots, checks=checks,
+                               skip_checks=skip_checks, plot_samples=plot_samples, proof_timeout=proof_timeout,
+                               progress=progress)
     skip = tuple(skip_checks) if checks else CHECKS
     tick = progress or (lambda stage: None)
     mechanism = resolve(target, epsilon=epsilon, delta=delta)

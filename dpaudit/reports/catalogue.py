@@ -196,10 +196,15 @@ def write_catalogue(
     only the missing reports.
     """
     from .._paths import write_or_keep
+    from .._validation import check_positive_int
     from ..mechanisms.registry import names as catalogue_names
+    from .build import check_options
     from .model import environment
     from .render_html import render_index
 
+    if jobs is not None:
+        check_positive_int("jobs", jobs)
+    check_options(**options)  # a bad option is refused once, not recorded as an error in every report
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     todo = sorted(names) if names is not None else catalogue_names()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import shlex
 import time
 from pathlib import Path
@@ -141,3 +142,28 @@ def test_a_checkpoint_whose_folder_vanishes_moves_and_the_audit_finishes(tmp_pat
     assert again.run["resumed_chunks"] > 0
     assert again.epsilon_lower_bound == result.epsilon_lower_bound
     moved.unlink()
+
+
+def test_a_catalogue_folder_removed_during_the_run_keeps_every_report_and_the_index(tmp_path, monkeypatch):
+    import shutil
+
+    folder = tmp_path / "reports"
+    reports = importlib.import_module("dpaudit.reports")
+    real = reports.build_report
+
+    def build_then_remove_the_folder(name, **options):
+        document = real(name, **options)
+        shutil.rmtree(folder, ignore_errors=True)
+        return document
+
+    monkeypatch.setattr("dpaudit.mechanisms.registry.names", lambda: ["rr", "k-rr"])
+    monkeypatch.setattr(reports, "build_report", build_then_remove_the_folder)
+    result = CliRunner().invoke(main, ["report", "--all", "-o", str(folder), "--samples", "1000", "--no-plots",
+                                       "--jobs", "1"])
+    assert result.exit_code == 3, result.output  # finished, but not where asked: "some could not be written"
+    kept = [Path(p) for p in re.findall(r"is kept in (\S+?)(?:;|$)", result.stderr, flags=re.M)]
+    assert sorted(p.suffix for p in kept) == [".html", ".html", ".html", ".json", ".json"]  # 2 x 2 reports, the index
+    assert all(p.is_file() for p in kept)
+    assert f"and {[p for p in kept if p.name.startswith('dpaudit-index-')][0]}" in result.stdout
+    for path in kept:
+        path.unlink()
