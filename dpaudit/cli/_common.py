@@ -39,6 +39,9 @@ class OneLineErrors(click.Group):
         try:
             value = super().main(*args, standalone_mode=False, **kwargs)
         except click.ClickException as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # `dpaudit` alone: the help, as click shows it
+                exc.show()
+                sys.exit(EXIT_BAD_INPUT)
             context = getattr(exc, "ctx", None)
             # The program is called dpaudit however it was started (python -m, a test runner).
             where = " ".join(["dpaudit", *context.command_path.split()[1:]]) if context is not None else "dpaudit"

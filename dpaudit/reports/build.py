@@ -65,6 +65,7 @@ def check_options(
     plot_samples: int | None = None,
     proof_timeout: float | None = None,
     progress: Callable[[str], None] | None = None,
+    env: dict[str, Any] | None = None,
     **others: Any,
 ) -> float:
     """Refuse a bad report option (InvalidArgument naming it) before any work; returns the confidence.
@@ -93,6 +94,8 @@ def check_options(
             raise InvalidArgument(f"{name}={flag!r} must be True or False")
     if progress is not None and not callable(progress):
         raise InvalidArgument(f"progress={progress!r} must be None or a function called with each stage's name")
+    if env is not None and not isinstance(env, dict):
+        raise InvalidArgument(f"env={env!r} must be None or a dict of environment fields")
     return confidence
 
 
@@ -154,7 +157,7 @@ def build_report(
     # The user's arguments are checked before any work: a bad one is an error, not a report section.
     confidence = check_options(confidence=confidence, samples=samples, seed=seed, plots=plots, checks=checks,
                                skip_checks=skip_checks, plot_samples=plot_samples, proof_timeout=proof_timeout,
-                               progress=progress)
+                               progress=progress, env=env)
     skip = tuple(skip_checks) if checks else CHECKS
     tick = progress or (lambda stage: None)
     mechanism = resolve(target, epsilon=epsilon, delta=delta)
