@@ -239,8 +239,8 @@ def write_catalogue(
     where, why = write_or_keep(index, directory / "index.html")
     problems = (f"{why}; the index is kept in {where}",) if why else ()
     run = CatalogueRun(ordered, where, reused, problems, (note,) if note else ())
-    if interrupted:
+    if interrupted and run.missing:
         raise CatalogueInterrupted(run)
-    if all("error" not in e for e in ordered):
+    if all("error" not in e for e in ordered):  # complete (perhaps finished while Ctrl-C was handled)
         (directory / PROGRESS_FILE).unlink(missing_ok=True)
     return run
