@@ -360,7 +360,8 @@ def make_executor(spec: Any, workers: int | None = None):
         return DaskExecutor(None, workers=workers)
     if isinstance(spec, str) and spec.startswith("dask://"):
         address = spec.removeprefix("dask://")
-        if not address:
-            raise InvalidArgument(f"executor={spec!r} must name the scheduler, as dask://HOST:PORT")
+        host, _, port = address.rpartition(":")
+        if not (host and port.isascii() and port.isdigit() and 0 < int(port) < 65536):
+            raise InvalidArgument(f"executor={spec!r} must name the scheduler, as dask://HOST:PORT (a port 1-65535)")
         return DaskExecutor(f"tcp://{address}")
     raise InvalidArgument(f"executor={spec!r} must be one of {', '.join(EXECUTORS)}")
