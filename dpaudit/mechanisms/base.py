@@ -171,6 +171,7 @@ class Mechanism:
         """
         if not callable(function):
             raise InvalidArgument(f"function={function!r} must be callable")
+        check_run_signature(f"function={function!r}", function)
         if name is not None and not isinstance(name, str):
             raise InvalidArgument(f"name={name!r} must be a str or None (then the function's name)")
         if vectorised is not None and not isinstance(vectorised, bool):
@@ -208,6 +209,24 @@ def _json_float(value: float | None) -> float | str | None:
     if value is None or math.isfinite(value):
         return value
     return "inf"
+
+
+def check_run_signature(named: str, function: Callable[..., Any]) -> None:
+    """``function`` can be called as f(data, rng) or f(data, n, rng); else InvalidArgument starting ``named``."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return  # builtins without a signature: their call will tell
+    for count in (2, 3):
+        try:
+            signature.bind(*range(count))
+            return
+        except TypeError:
+            continue
+    raise InvalidArgument(
+        f"{named} must be called as f(data, rng) (one run) or f(data, n, rng) (n runs); "
+        f"its signature is {signature}"
+    )
 
 
 def _required_positional(function: Callable[..., Any]) -> int:

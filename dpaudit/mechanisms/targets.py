@@ -12,7 +12,7 @@ from typing import Any
 from .._validation import check_nonnegative_finite, check_unit_interval
 from ..claims import ApproxDP, Claim, PureDP
 from ..errors import InvalidArgument, UnknownMechanism
-from .base import Mechanism
+from .base import Mechanism, check_run_signature
 from .registry import get, unknown_name
 
 __all__ = ["load_attribute", "resolve"]
@@ -69,6 +69,7 @@ def resolve(target: Any, *, epsilon: float | None = None, delta: float | None = 
         epsilon = check_nonnegative_finite("epsilon", epsilon)
     if delta is not None:
         delta = check_unit_interval("delta", delta)
+    original, named = target, f"target={target!r}"
     if isinstance(target, str):
         if ":" in target:
             target = load_attribute(target)
@@ -79,13 +80,17 @@ def resolve(target: Any, *, epsilon: float | None = None, delta: float | None = 
                 raise UnknownMechanism(unknown_name("target", target)) from None
         if callable(target) and not isinstance(target, Mechanism):
             # A zero-argument factory returning a Mechanism is accepted too.
-            try:
-                import inspect
+            import inspect
 
-                if not inspect.signature(target).parameters:
-                    target = target()
+            try:
+                factory = not inspect.signature(target).parameters
             except (TypeError, ValueError):
-                pass
+                factory = False
+            if factory:
+                try:
+                    target = target()
+                except Exception as exc:  # the user's factory may raise anything: bad input, said so
+                    raise UnknownMechanism(f"{named}: calling it (a factory) raised {type(exc).__name__}: {exc}") from exc
     if isinstance(target, Mechanism):
         if epsilon is None and delta is None:
             return target
@@ -95,5 +100,8 @@ def resolve(target: Any, *, epsilon: float | None = None, delta: float | None = 
 
         return replace(target, claim=ApproxDP(eps, dlt) if dlt else PureDP(eps))
     if callable(target):
+        check_run_signature(named, target)
         return Mechanism.from_callable(target, claim=_claim_for(epsilon, delta, repr(target)))
-    raise UnknownMechanism(f"target={target!r} is neither a Mechanism, a callable nor a name")
+    if target is original:
+        raise UnknownMechanism(f"{named} is neither a Mechanism, a callable nor a name")
+    raise UnknownMechanism(f"{named} gave {target!r}, which is neither a Mechanism nor a callable")

@@ -44,7 +44,7 @@ from dpaudit.cli import main
 from .conftest import FUZZ_SUMMARY
 
 PROFILE = os.environ.get("DPAUDIT_FUZZ_PROFILE", "ci")
-EXAMPLES = {"ci": 40, "nightly": 3000, "explore": int(os.environ.get("DPAUDIT_FUZZ_EXAMPLES", "300"))}[PROFILE]
+EXAMPLES = {"ci": 150, "nightly": 3000, "explore": int(os.environ.get("DPAUDIT_FUZZ_EXAMPLES", "300"))}[PROFILE]
 FUZZ = settings(
     max_examples=EXAMPLES,
     derandomize=PROFILE == "ci",
