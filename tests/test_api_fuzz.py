@@ -87,6 +87,14 @@ def _call(name: str, parameter: str, value: Any) -> None:
 CHEAP = [n for n in FUNCTIONS if n not in ("audit", "report")]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def in_a_scratch_folder(tmp_path_factory):
+    """Relative paths among the values (a checkpoint named 'x') land in a scratch folder, not the checkout."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path_factory.mktemp("api-fuzz"))
+        yield
+
+
 @PROFILE
 @given(data=st.data())
 def test_constructors_and_lookups_refuse_bad_arguments_by_name(data):

@@ -126,7 +126,7 @@ def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool)
 
 @click.command("report", epilog=EXIT_CODES)
 @click.argument("target", required=False)
-@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
+@click.option("-o", "--output", type=click.Path(), required=True,
               help="Report file (.html, .json or .md picks the format); a folder with --all.")
 @click.option("--all", "all_", is_flag=True, help="Report every catalogue mechanism into the folder -o.")
 @click.option("--epsilon", type=float, default=None, help="Claimed epsilon (default: the mechanism's claim).")
@@ -147,7 +147,7 @@ def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool)
 @guarded
 def report(
     target: str | None,
-    output: Path,
+    output: str,
     all_: bool,
     epsilon: float | None,
     delta: float | None,
@@ -171,13 +171,15 @@ def report(
     """
     if all_ == (target is not None):
         raise InvalidArgument("give either TARGET or --all (not both, not neither)")
+    if not output.strip():  # click would read '' as the current folder
+        raise InvalidArgument(f"-o/--output={output!r} must name a file (TARGET) or a folder (--all)")
     options = dict(epsilon=epsilon, delta=delta, samples=samples, seed=seed, confidence=confidence, plots=plots,
                    proof_timeout=proof_timeout, skip_checks=skip_checks)
     if all_:
         if epsilon is not None or delta is not None:
             raise InvalidArgument("--epsilon and --delta restate one mechanism's claim; they do not apply to --all")
-        sys.exit(_all(output, options, jobs, as_json))
-    sys.exit(_one(target, output, options, as_json))
+        sys.exit(_all(Path(output), options, jobs, as_json))
+    sys.exit(_one(target, Path(output), options, as_json))
 
 
 COMMAND = report

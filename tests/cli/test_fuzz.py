@@ -95,7 +95,9 @@ def sandbox(tmp_path_factory):
     )
     (root / "broken.py").write_text("raise ImportError('cannot import this')\n")
     (root / "bad.json").write_text("{not json")
-    yield root
+    with pytest.MonkeyPatch.context() as patch:  # relative paths ('-o x.json') land in the sandbox
+        patch.chdir(root)
+        yield root
     print_summary()
 
 
