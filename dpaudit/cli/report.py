@@ -167,7 +167,9 @@ def report(
     claim and unit of privacy, the proof (certificate or counterexample), the empirical audit, the
     implementation checks, figures and the environment that reproduces it.  With --all, every
     catalogue mechanism is reported into the folder -o with an index.html (exit 0 when all are written,
-    3 when some could not be).
+    3 when some could not be).  Ctrl-C keeps the finished reports and marks the missing ones in the
+    index (exit 130); the same command again builds only the missing ones.  Every output path is
+    checked before any work.
     """
     if all_ == (target is not None):
         raise InvalidArgument("give either TARGET or --all (not both, not neither)")
