@@ -15,9 +15,10 @@ refined by the parameter's meaning where it has one (``VALID``, ``MALFORMED``: w
 * finish within ``RUN_BUDGET_S``: sample counts are at most 1000 and the mechanisms cheap.
 
 Profiles (``DPAUDIT_FUZZ_PROFILE``): ``ci`` (default) is derandomised with a bounded number of
-examples, about a minute on one core; ``nightly`` draws fresh examples, 20x as many::
+examples, under a minute on one core; ``nightly`` draws fresh examples, 20x as many; ``explore``
+draws ``DPAUDIT_FUZZ_EXAMPLES`` fresh ones (default 300)::
 
-    DPAUDIT_FUZZ_PROFILE=nightly python -m pytest tests/cli/test_fuzz.py -q -s
+    DPAUDIT_FUZZ_PROFILE=nightly python -m pytest tests/cli/test_fuzz.py tests/test_api_fuzz.py -q
 
 The session summary prints how many command lines were run and how many distinct error messages
 they produced (in the terminal summary, section "dpaudit command-line fuzz").
