@@ -26,6 +26,7 @@ _PUBLIC = {
     "PureDP": "dpaudit.claims",
     "DPAuditError": "dpaudit.errors",
     "DPAuditWarning": "dpaudit.errors",
+    "DeclarationMismatchWarning": "dpaudit.errors",
     "InvalidArgument": "dpaudit.errors",
     "InvalidDataset": "dpaudit.errors",
     "MechanismError": "dpaudit.errors",
@@ -58,6 +59,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .errors import (
         DPAuditError,
         DPAuditWarning,
+        DeclarationMismatchWarning,
         InvalidArgument,
         InvalidDataset,
         MechanismError,

@@ -3,6 +3,8 @@
 Options live under one ``--dp-`` prefix and are mirrored as ini keys (``dp_samples``, ``dp_confidence``,
 ``dp_seed``, ``dp_report``, ``dp_skip_audits``); each has a typed parser that raises
 ``argparse.ArgumentTypeError`` so pytest reports a usage error naming the option and the rule.
+The report folder is checked when the run starts (:mod:`dpaudit._paths`, standard library only), so a
+bad ``--dp-report`` stops the run before any audit instead of failing after it.
 """
 
 from __future__ import annotations
@@ -105,6 +107,14 @@ class Settings:
         self.samples: int | None = read_option(config, SAMPLES_OPTION)
         self.confidence: float = read_option(config, CONFIDENCE_OPTION) or DEFAULT_CONFIDENCE
         self.report_dir: str | None = read_option(config, REPORT_OPTION)
+        if self.report_dir is not None:
+            from ._paths import check_output_folder
+            from .errors import InvalidArgument
+
+            try:
+                check_output_folder(REPORT_OPTION, self.report_dir)
+            except InvalidArgument as exc:
+                raise pytest.UsageError(str(exc)) from None
         self.skip_audits: bool = bool(read_option(config, SKIP_AUDITS_OPTION))
         seed = read_option(config, SEED_OPTION)
         cache = getattr(config, "cache", None)

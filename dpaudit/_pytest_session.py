@@ -16,6 +16,7 @@ import pytest
 from ._pytest_options import (
     CACHE_KEY,
     PROPERTY,
+    REPORT_OPTION,
     SAMPLES_OPTION,
     SEED_OPTION,
     SETTINGS,
@@ -183,18 +184,30 @@ class DPSession:
             "confidence": document.get("confidence"),
             "seed": seed,
         }
-        self._item.user_properties.append((PROPERTY, json.dumps(summary)))
         if self._settings.report_dir:
             # Imported here: the reports (jinja2, matplotlib, sympy) load only when a report is asked for.
-            from dpaudit.reports import report_from_audit, write
+            from dpaudit._paths import write_or_keep
+            from dpaudit.reports import format_for, render, report_from_audit
 
             directory = Path(self._settings.report_dir)
             stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", self._item.nodeid)[-150:]
             suffix = f"-{self._calls - 1}" if self._calls > 1 else ""
             reproduce = " ".join(_reproduce_line(target, result, self._item.nodeid, self._settings.seed).split())
             report = report_from_audit(result, target, proof_note="not run by the pytest plugin", reproduce=reproduce)
+            try:
+                directory.mkdir(exist_ok=True)  # its parent was checked when the run started
+            except OSError:
+                pass  # removed meanwhile: the reports go to temporary files, named in the summary
             for extension in (".json", ".html"):
-                write(report, directory / f"{stem}{suffix}{extension}")
+                path = directory / f"{stem}{suffix}{extension}"
+                try:
+                    where, why = write_or_keep(render(report, format_for(path)), path)
+                except OSError as exc:  # not even a temporary file: the summary line is all that is left
+                    where, why = None, f"could not write {str(path)!r} nor a temporary file ({exc.strerror or exc})"
+                if why is not None:
+                    kept = f"; kept in {where}" if where is not None else ""
+                    summary.setdefault("report_problems", []).append(f"{REPORT_OPTION}: {why}{kept}")
+        self._item.user_properties.append((PROPERTY, json.dumps(summary)))
 
     def _remember_failure(self) -> None:
         cache = getattr(self._item.config, "cache", None)
@@ -349,6 +362,8 @@ class Summary:
                 f"{row['verdict']:<12} eps >= {bound_text:<8} @ {row['confidence']:g}  "
                 f"{row['mechanism']}  ({row['nodeid']})"
             )
+            for problem in row.get("report_problems", ()):
+                tr.write_line(f"  {problem}")
         false_alarm = sum(1 - float(r["confidence"]) for r in self.rows)
         tr.write_line(
             f"{len(self.rows)} audit(s); if every audited mechanism keeps its claim, the chance that any "

@@ -21,7 +21,10 @@ def check_real(name: str, value: Any) -> float:
     """Return ``float(value)`` if it is a real number (not a bool), else raise."""
     if not _is_real(value):
         raise InvalidArgument(f"{name}={value!r} must be a real number")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond the doubles
+        raise InvalidArgument(f"{name}={value!r} must be a real number within the range of a double") from None
 
 
 def check_nonnegative_finite(name: str, value: Any) -> float:
@@ -72,6 +75,10 @@ def check_nonnegative_int(name: str, value: Any) -> int:
 
 def check_one_of(name: str, value: Any, options: tuple[Any, ...]) -> Any:
     """``value`` must be one of ``options``."""
-    if value not in options:
+    try:
+        known = value in options
+    except (TypeError, ValueError):  # e.g. an array, whose comparison has no single truth value
+        known = False
+    if not known:
         raise InvalidArgument(f"{name}={value!r} must be one of {', '.join(map(repr, options))}")
     return value

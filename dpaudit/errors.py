@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = [
     "DPAuditError",
     "DPAuditWarning",
+    "DeclarationMismatchWarning",
     "InvalidArgument",
     "InvalidDataset",
     "MechanismError",
@@ -50,3 +51,8 @@ class DPAuditWarning(UserWarning):
 
 class UnderpoweredWarning(DPAuditWarning):
     """An audit's sample budget could not reach the claim: neither a pass nor a violation is evidence."""
+
+
+class DeclarationMismatchWarning(DPAuditWarning):
+    """A mechanism states a value twice, differently (its sensitivity and its density's), and the
+    prover had to choose: the message says which value it used and what the proof then covers."""

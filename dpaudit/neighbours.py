@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Union
 import numpy as np
 
 from ._validation import check_one_of, check_positive_finite, check_positive_int
-from .errors import InvalidDataset, NotNeighbouring
+from .errors import InvalidArgument, InvalidDataset, NotNeighbouring
 
 __all__ = [
     "AddRemove",
@@ -52,6 +52,12 @@ DING_PATTERNS = (
     "all below",
     "x-shape",
 )
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """``repr(value)``, cut to ``limit`` characters (a dataset can be long)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _record_key(record: Any) -> Any:
@@ -141,8 +147,9 @@ class AddRemove:
         """Raise :class:`NotNeighbouring` unless one dataset is the other plus one record."""
         if not self.is_neighbouring(a, b):
             raise NotNeighbouring(
-                f"datasets a (size {len(_as_records('a', a))}) and b (size {len(_as_records('b', b))}) "
-                "are not add/remove neighbours: one must equal the other with exactly one record added"
+                f"datasets a={_shown(a)} (size {len(_as_records('a', a))}) and b={_shown(b)} "
+                f"(size {len(_as_records('b', b))}) are not add/remove neighbours: one must equal the other with "
+                "exactly one record added"
             )
 
     def candidate_pairs(self, domain: Any, size: int = 4) -> list[tuple[tuple, tuple]]:
@@ -182,8 +189,8 @@ class Replace:
         """Raise :class:`NotNeighbouring` unless the datasets differ in exactly one record."""
         if not self.is_neighbouring(a, b):
             raise NotNeighbouring(
-                "datasets a and b are not replace-one neighbours: they must have the same size and "
-                "differ in exactly one record"
+                f"datasets a={_shown(a)} and b={_shown(b)} are not replace-one neighbours: they must have the same "
+                "size and differ in exactly one record"
             )
 
     def candidate_pairs(self, domain: Any, size: int = 4) -> list[tuple[tuple, tuple]]:
@@ -365,7 +372,10 @@ def relation_from_spec(spec: str) -> NeighbourRelation:
             sensitivity = float(rest[0]) if rest else 1.0
         except ValueError:
             raise InvalidDataset(f"neighbours={spec!r}: sensitivity {rest[0]!r} is not a number") from None
-        return QueryDistance(sensitivity, rest[1] if len(rest) > 1 else "l1")
+        try:
+            return QueryDistance(sensitivity, rest[1] if len(rest) > 1 else "l1")
+        except InvalidArgument as exc:
+            raise InvalidDataset(f"neighbours={spec!r}: {exc}") from None
     raise InvalidDataset(
         f"neighbours={spec!r} must be add-remove, replace, local or query-distance[:SENSITIVITY[:NORM]]"
     )

@@ -32,12 +32,14 @@ failures A-DP cannot.  It gets ``PDP_SHARE`` of alpha when it runs, the A-DP ver
 from __future__ import annotations
 
 import math
+import os
 import time
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from .._paths import check_output_file
 from .._validation import (
     check_nonnegative_finite,
     check_nonnegative_int,
@@ -67,10 +69,13 @@ from .sequential import schedule
 from .shipping import leave_if_rerun_by_worker
 from .verification import verify
 
-__all__ = ["DEFAULT_SAMPLES", "MIN_SAMPLES", "PDP_SHARE", "REACH_FRACTION", "audit", "search_budget"]
+__all__ = ["DEFAULT_SAMPLES", "MAX_SAMPLES", "MIN_SAMPLES", "PDP_SHARE", "REACH_FRACTION", "audit", "search_budget"]
 
 DEFAULT_SAMPLES = 1_000_000
 MIN_SAMPLES = 100
+# Far beyond any audit that finishes (10^15 draws per side are months of sampling at 10^8 draws/s),
+# and below the largest Poisson mean numpy draws (~9.2e18), which sizes the verification batches.
+MAX_SAMPLES = 10**15
 REACH_FRACTION = 0.9
 SEARCH_EVENTS = 10_000
 PDP_SHARE = 0.5
@@ -131,7 +136,7 @@ def audit(
     early_stopping: bool = True,
     executor: Any = "auto",
     workers: int | None = None,
-    checkpoint: str | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
     checks: Any = "default",
     d_in: Any = None,
@@ -188,8 +193,10 @@ def audit(
         The result does not depend on it.
     workers : int, optional
         Threads, processes of the pool or of the local Dask cluster (default: every core).
-    checkpoint : str, optional
-        File that keeps finished work; an interrupted audit rerun with the same file resumes.
+    checkpoint : str or os.PathLike, optional
+        File that keeps finished work; an interrupted audit rerun with the same file resumes.  Its
+        folder must exist and accept files (checked before any work).  If writing it fails during the
+        audit, the work is kept in a temporary file named in ``AuditResult.notes`` and ``run``.
     progress : bool, optional
         Show a progress bar on standard error (default: when it is a terminal).
     checks : "default", "all", None or names
@@ -223,15 +230,26 @@ def audit(
     if delta is not None:
         delta = check_unit_interval("delta", delta)
     n = DEFAULT_SAMPLES if samples is None else check_positive_int("samples", samples)
-    if n < MIN_SAMPLES:
-        raise InvalidArgument(f"samples={samples!r} must be at least {MIN_SAMPLES}")
+    if not MIN_SAMPLES <= n <= MAX_SAMPLES:
+        raise InvalidArgument(f"samples={samples!r} must be at least {MIN_SAMPLES} and at most {MAX_SAMPLES:.0e}")
     n_search = search_budget(n) if search_samples is None else check_positive_int("search_samples", search_samples)
-    if n_search < MIN_SAMPLES:
-        raise InvalidArgument(f"search_samples={search_samples!r} must be at least {MIN_SAMPLES}")
+    if not MIN_SAMPLES <= n_search <= MAX_SAMPLES:
+        raise InvalidArgument(
+            f"search_samples={search_samples!r} must be at least {MIN_SAMPLES} and at most {MAX_SAMPLES:.0e}")
     candidates = check_positive_int("candidates", candidates)
+    if candidates > SEARCH_EVENTS:
+        raise InvalidArgument(f"candidates={candidates!r} must be at most {SEARCH_EVENTS} (the events the search scores)")
+    if workers is not None:
+        check_positive_int("workers", workers)
+    if not isinstance(early_stopping, (bool, np.bool_)):
+        raise InvalidArgument(f"early_stopping={early_stopping!r} must be True or False")
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise InvalidArgument(f"progress={progress!r} must be True, False or None (a bar when stderr is a terminal)")
     checks = check_names(checks)
     explicit = set(checks) != set(DEFAULT_CHECKS)  # side channels named beyond the default: say where they are not seen
     seed = fresh_seed() if seed is None else check_nonnegative_int("seed", seed)
+    if checkpoint is not None:
+        checkpoint = check_output_file("checkpoint", checkpoint)
     loaded = load_target(target)
     mechanism, relation = choose_relation(
         resolve(loaded, epsilon=epsilon, delta=delta, randomness=randomness, d_in=d_in), is_plain_callable(loaded),
@@ -327,6 +345,8 @@ def audit(
         notes.append(f"probabilistic-DP bad-set test on {labelled(certified.bad.event, draws.coding).describe()}: "
                      + certified.finding(claim, confidence)["reason"])
     notes += list(outcome.notes)
+    if store is not None and store.note:
+        notes.append(store.note)
     if "sensitivity" in checks:
         finding, note = sensitivity_finding(mechanism)
         findings += [finding] if finding else []
@@ -334,7 +354,7 @@ def audit(
     run = {
         "executor": runner.name,
         "workers": int(getattr(runner, "workers", 1)),
-        "checkpoint": None if checkpoint is None else str(checkpoint),
+        "checkpoint": None if store is None else str(store.path),
         "resumed_chunks": 0 if store is None else store.resumed_chunks,
         "note": _run_note(runner, ship_note),
         "draws": draws.draws,

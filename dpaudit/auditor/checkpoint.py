@@ -19,6 +19,10 @@ Every update rewrites the file atomically: write a temporary file in the same di
 the new state, never a torn one, and killing the process at any moment loses at most the chunks in
 flight.  Resuming refuses a file that is corrupted (bad JSON or digest) or made for another audit (a
 different mechanism, claim, pair, seed, budget, confidence, method or checks), naming what differs.
+
+If a write fails during the audit (the disk filled up, the folder was removed), the audit goes on: the
+checkpoint moves to a new file in the temporary folder, and :attr:`Checkpoint.note` says where (the
+audit puts it in its result's notes) -- finished chunks are never lost to a failed write.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +71,8 @@ class Checkpoint:
         self.search: dict[str, Any] | None = None
         self.streams: dict[str, dict[str, Any]] = {}
         self.resumed_chunks = 0
+        self.note: str | None = None  # set when a write failed and the checkpoint moved
+        self._unwritable = False  # no file could be written: the audit goes on in memory
         if self.path.exists():
             self._load()
 
@@ -115,6 +122,27 @@ class Checkpoint:
         self.save()
 
     def save(self) -> None:
+        """Write the file; if that fails, move the checkpoint to the temporary folder and say so in :attr:`note`."""
+        if self._unwritable:
+            return
+        try:
+            self._write()
+        except OSError as exc:
+            failed, why = self.path, exc.strerror or type(exc).__name__
+            try:
+                descriptor, moved = tempfile.mkstemp(prefix=f"dpaudit-{failed.stem}-", suffix=failed.suffix or ".json")
+                os.close(descriptor)
+                self.path = Path(moved)
+                self._write()
+            except OSError:
+                self._unwritable = True
+                self.note = (f"checkpoint {str(failed)!r} could not be written ({why}) and could not be written "
+                             "anywhere else; the audit went on without it")
+                return
+            self.note = (f"checkpoint {str(failed)!r} could not be written ({why}); its finished chunks are kept in "
+                         f"{moved} (give that file as the checkpoint, --checkpoint {moved}, to resume)")
+
+    def _write(self) -> None:
         """Atomic rewrite: temporary file, fsync, rename, fsync of the directory."""
         body = {
             "format": FORMAT,
@@ -126,11 +154,16 @@ class Checkpoint:
         text = json.dumps({**body, "sha256": _digest(body)}, sort_keys=True)
         directory = self.path.parent if str(self.path.parent) else Path(".")
         temporary = directory / f".{self.path.name}.{os.getpid()}.tmp"
-        with open(temporary, "w") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, self.path)
+        try:
+            with open(temporary, "w") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, self.path)
+        except OSError:
+            if directory.is_dir():
+                temporary.unlink(missing_ok=True)
+            raise
         try:
             descriptor = os.open(directory, os.O_RDONLY)
         except OSError:  # pragma: no cover - platforms without directory descriptors

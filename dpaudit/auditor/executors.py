@@ -406,6 +406,8 @@ def make_executor(spec: Any, workers: int | None = None):
     """The executor named by ``spec`` (one of ``EXECUTORS``), or ``spec`` itself if it has ``run``."""
     if hasattr(spec, "run") and hasattr(spec, "close"):
         return spec
+    if spec is not None and not isinstance(spec, str):
+        raise InvalidArgument(f"executor={spec!r} must be one of {', '.join(EXECUTORS)} or an executor object")
     if spec is None or spec == "auto":
         return Auto(workers)
     if spec == "in-process":
@@ -423,7 +425,8 @@ def make_executor(spec: Any, workers: int | None = None):
         return DaskExecutor(None, workers=workers)
     if isinstance(spec, str) and spec.startswith("dask://"):
         address = spec.removeprefix("dask://")
-        if not address:
-            raise InvalidArgument(f"executor={spec!r} must name the scheduler, as dask://HOST:PORT")
+        host, _, port = address.rpartition(":")
+        if not (host and port.isascii() and port.isdigit() and 0 < int(port) < 65536):
+            raise InvalidArgument(f"executor={spec!r} must name the scheduler, as dask://HOST:PORT (a port 1-65535)")
         return DaskExecutor(f"tcp://{address}")
     raise InvalidArgument(f"executor={spec!r} must be one of {', '.join(EXECUTORS)}")

@@ -65,7 +65,10 @@ def check_names(checks: Any) -> tuple[str, ...]:
         if checks == "all":
             return ALL_CHECKS
         checks = (checks,)
-    names = tuple(dict.fromkeys(checks))
+    try:
+        names = tuple(dict.fromkeys(checks))
+    except TypeError:  # not iterable, or holding unhashable values
+        raise InvalidArgument(f"checks={checks!r} must be 'default', 'all', None or names among {', '.join(ALL_CHECKS)}") from None
     for name in names:
         if name not in ALL_CHECKS:
             raise InvalidArgument(f"checks={checks!r} must name checks among {', '.join(ALL_CHECKS)}")

@@ -4,7 +4,8 @@ Each subcommand lives in its own module of this package and exposes ``COMMAND`` 
 the group collects them, so a command is added by adding a module.
 
 Exit codes (every command): 0 pass / proved / listed, 1 violation / refuted, 2 bad input or usage,
-3 unknown / underpowered.
+3 unknown / underpowered.  Every error is one line (``--debug`` shows the traceback of dpaudit's own);
+every output path is checked before any work starts (:func:`._common.check_outputs`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pkgutil
 import click
 
 from .. import __version__
+from ._common import OneLineErrors
 
 EXIT_CODES = """\b
 Exit codes:
@@ -24,7 +26,7 @@ Exit codes:
   3  unknown / underpowered"""
 
 
-@click.group(epilog=EXIT_CODES)
+@click.group(cls=OneLineErrors, epilog=EXIT_CODES)
 @click.version_option(__version__, prog_name="dpaudit")
 def main() -> None:
     """dpaudit: prove and audit differential-privacy mechanisms."""

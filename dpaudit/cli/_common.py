@@ -1,4 +1,4 @@
-"""Shared pieces of the CLI: error handling (one line, exit 2) and JSON output."""
+"""Shared pieces of the CLI: error handling (one line, exit 2), output paths checked before work, JSON output."""
 
 from __future__ import annotations
 
@@ -16,6 +16,42 @@ from ..errors import DPAuditError
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
+# Ctrl-C: the shell's convention 128 + SIGINT, so an interrupted run is never read as a verdict.
+EXIT_INTERRUPTED = 130
+
+
+def one_line(text: str) -> str:
+    """``text`` with every run of whitespace (newlines included) made one space."""
+    return " ".join(str(text).split())
+
+
+class OneLineErrors(click.Group):
+    """A group whose usage errors (bad option values, unknown options, missing arguments) are one line.
+
+    Click prints the usage, a hint and the error on four lines; dpaudit prints
+    ``dpaudit <command>: error: <what click says> (see 'dpaudit <command> --help')`` on one, exit 2.
+    Ctrl-C exits 130 with one line instead of click's exit 1, which would read as a violation.
+    """
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            value = super().main(*args, standalone_mode=False, **kwargs)
+        except click.ClickException as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # `dpaudit` alone: the help, as click shows it
+                exc.show()
+                sys.exit(EXIT_BAD_INPUT)
+            context = getattr(exc, "ctx", None)
+            # The program is called dpaudit however it was started (python -m, a test runner).
+            where = " ".join(["dpaudit", *context.command_path.split()[1:]]) if context is not None else "dpaudit"
+            hint = f" (see '{where} --help')" if isinstance(exc, click.UsageError) else ""
+            click.echo(f"{where}: error: {one_line(exc.format_message())}{hint}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
+        except click.Abort:
+            click.echo("dpaudit: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        sys.exit(value if isinstance(value, int) else EXIT_OK)
 
 
 def json_option(function: F) -> F:
@@ -37,10 +73,44 @@ def guarded(function: F) -> F:
         except (DPAuditError, ValueError, TypeError) as exc:
             if debug:
                 raise
-            click.echo(f"dpaudit: error: {exc}", err=True)
+            click.echo(f"dpaudit: error: {one_line(exc)}", err=True)
             sys.exit(EXIT_BAD_INPUT)
 
     return wrapper  # type: ignore[return-value]
+
+
+def check_outputs(*, files: dict[str, Any] | None = None, folders: dict[str, Any] | None = None) -> None:
+    """Check every output path a command will write before it does any work (InvalidArgument: exit 2).
+
+    ``files`` and ``folders`` map the option as the user typed it (``"--checkpoint"``) to its value;
+    ``None`` values (option not given) are skipped.  See :mod:`dpaudit._paths` for the rules.
+    """
+    from .._paths import check_output_file, check_output_folder
+
+    for option, value in (files or {}).items():
+        if value is not None:
+            check_output_file(option, value)
+    for option, value in (folders or {}).items():
+        if value is not None:
+            check_output_folder(option, value)
+
+
+def save_finished(text: str, path: Any, option: str) -> tuple[str, str | None]:
+    """Write finished work to ``path``; if that fails, keep it in a temporary file, else print it.
+
+    Returns ``(where it is, None)`` or ``(where it is, a one-line error saying why and where)``.
+    """
+    from .._paths import write_or_keep
+
+    try:
+        where, why = write_or_keep(text, path)
+    except OSError as exc:
+        click.echo(text)
+        return "standard output", (f"{option}: could not write {str(path)!r} nor a temporary file "
+                                   f"({exc.strerror or exc}); the finished result is printed above")
+    if why is None:
+        return str(where), None
+    return str(where), f"{option}: {why}; the finished result is kept in {where}"
 
 
 def _jsonable(value: Any) -> Any:

@@ -17,6 +17,7 @@ from ._common import (
     EXIT_OK,
     EXIT_UNKNOWN,
     EXIT_VIOLATION,
+    check_outputs,
     debug_option,
     echo_json,
     guarded,
@@ -213,6 +214,7 @@ def audit(
     Prints a lower bound on the epsilon TARGET realises and the verdict: violation when it exceeds
     the claim, pass otherwise (underpowered when the sample size could not reach the claim).
     """
+    check_outputs(files={"--checkpoint": checkpoint})
     from ..auditor import audit as run_audit
     from ..auditor.sampling import fresh_seed
 

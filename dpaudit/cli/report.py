@@ -14,7 +14,20 @@ import click
 
 from ..errors import InvalidArgument
 from . import EXIT_CODES
-from ._common import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, debug_option, echo_json, guarded, json_option, parse_distance
+from ._common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    EXIT_VIOLATION,
+    check_outputs,
+    debug_option,
+    echo_json,
+    guarded,
+    json_option,
+    parse_distance,
+    save_finished,
+)
 
 _OVERALL_EXIT = {"pass": EXIT_OK, "violation": EXIT_VIOLATION, "unknown": EXIT_UNKNOWN}
 
@@ -27,34 +40,47 @@ def _bar(total: int, unit: str) -> Any:
 
 
 def _one(target: str, output: Path, options: dict[str, Any], as_json: bool) -> int:
-    from ..reports import build_report, format_for, write
+    from ..reports import build_report, format_for, render
     from ..reports.build import STAGES
 
-    format_for(output)  # refuse a bad suffix before any work
+    format = format_for(output, "-o/--output")  # refuse a bad suffix before any work
+    check_outputs(files={"-o/--output": output})
     with _bar(len(STAGES), "stage") as bar:
         def progress(stage: str) -> None:
             bar.set_description(stage)
             bar.update(1)
 
         document = build_report(target, progress=progress, **options)
-    write(document, output)
+    where, problem = save_finished(render(document, format), output, "-o/--output")
     summary = document["summary"]
     if as_json:
-        echo_json({"path": str(output), **summary, "settings": document["settings"]})
+        echo_json({"path": where, **summary, "settings": document["settings"]})
     else:
         verdicts = ", ".join(f"{k}: {v}" for k, v in summary["verdicts"].items())
         click.echo(f"{summary['overall'].upper()}: {document['mechanism']['name']} ({verdicts})")
-        click.echo(f"  wrote {output}")
+        click.echo(f"  wrote {where}")
         click.echo(f"  reproduce: {document['settings']['reproduce']}")
+    if problem is not None:  # the work is done and kept; the path the user asked for is what failed
+        click.echo(f"dpaudit: error: {problem}", err=True)
+        return EXIT_BAD_INPUT
     return _OVERALL_EXIT[summary["overall"]]
 
 
 def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool) -> int:
     from ..mechanisms.registry import names
-    from ..reports.catalogue import CATALOGUE_PROOF_TIMEOUT, CATALOGUE_SAMPLES, CATALOGUE_SEED, write_catalogue
+    from ..reports.catalogue import (
+        CATALOGUE_PROOF_TIMEOUT,
+        CATALOGUE_SAMPLES,
+        CATALOGUE_SEED,
+        CatalogueInterrupted,
+        write_catalogue,
+    )
 
     if output.suffix:
-        raise InvalidArgument(f"output={str(output)!r} must be a folder for --all (no file suffix)")
+        raise InvalidArgument(f"-o/--output={str(output)!r} must be a folder for --all (no file suffix)")
+    check_outputs(folders={"-o/--output": output})
+    if jobs is not None and jobs < 1:
+        raise InvalidArgument(f"--jobs={jobs!r} must be a positive number of worker processes")
     options = {**options}
     options["samples"] = options["samples"] or CATALOGUE_SAMPLES
     options["seed"] = CATALOGUE_SEED if options["seed"] is None else options["seed"]
@@ -66,26 +92,42 @@ def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool)
             bar.set_description(entry["name"])
             bar.update(1)
 
-        entries = write_catalogue(output, jobs=jobs, on_done=done, **options)
+        try:
+            run = write_catalogue(output, jobs=jobs, on_done=done, **options)
+        except CatalogueInterrupted as stop:
+            run = stop.run
     elapsed = time.perf_counter() - started
+    entries, missing = run.entries, run.missing
+    written = len(entries) - len(missing) - sum("error" in e for e in entries)
     if as_json:
-        echo_json({"path": str(output), "elapsed_s": round(elapsed, 1), "reports": entries})
+        echo_json({"path": str(output), "index": str(run.index), "elapsed_s": round(elapsed, 1), "reports": entries,
+                   "reused": run.reused, "missing": missing, "problems": list(run.problems), "notes": list(run.notes)})
     else:
         for e in entries:
-            click.echo(f"{e['overall']:<9} {e['name']:<32} proof {e['proof']:<9} audit {e['audit']}")
+            if e["overall"] != "missing":
+                click.echo(f"{e['overall']:<9} {e['name']:<32} proof {e['proof']:<9} audit {e['audit']}")
             if "error" in e:
                 click.echo(f"  dpaudit: error: {e['name']}: {e['error']}", err=True)
+        for problem in run.problems:
+            click.echo(f"  dpaudit: error: {problem}", err=True)
+        for note in run.notes:
+            click.echo(f"  note: {note}")
+        reused = f" ({run.reused} more kept from the interrupted run before)" if run.reused else ""
         click.echo(
-            f"wrote {len(entries)} reports and {output / 'index.html'} in {elapsed:.1f} s "
+            f"wrote {written - run.reused} reports{reused} and {run.index} in {elapsed:.1f} s "
             f"({options['samples']} verification samples per side, seed {options['seed']})"
         )
+    if missing:
+        click.echo(f"dpaudit: interrupted: {len(missing)} of {len(entries)} reports missing (listed in {run.index}); "
+                   "rerun the same command to build only those", err=True)
+        return EXIT_INTERRUPTED
     # The catalogue holds known-broken entries on purpose: --all exits 0 once every report is written.
-    return EXIT_UNKNOWN if any("error" in e for e in entries) else EXIT_OK
+    return EXIT_UNKNOWN if any("error" in e for e in entries) or run.problems else EXIT_OK
 
 
 @click.command("report", epilog=EXIT_CODES)
 @click.argument("target", required=False)
-@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
+@click.option("-o", "--output", type=click.Path(), required=True,
               help="Report file (.html, .json or .md picks the format); a folder with --all.")
 @click.option("--all", "all_", is_flag=True, help="Report every catalogue mechanism into the folder -o.")
 @click.option("--epsilon", type=float, default=None, help="Claimed epsilon (default: the mechanism's claim).")
@@ -108,7 +150,7 @@ def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool)
 @guarded
 def report(
     target: str | None,
-    output: Path,
+    output: str,
     all_: bool,
     epsilon: float | None,
     delta: float | None,
@@ -129,18 +171,22 @@ def report(
     claim and unit of privacy, the proof (certificate or counterexample), the empirical audit, the
     implementation checks, figures and the environment that reproduces it.  With --all, every
     catalogue mechanism is reported into the folder -o with an index.html (exit 0 when all are written,
-    3 when some could not be).
+    3 when some could not be).  Ctrl-C keeps the finished reports and marks the missing ones in the
+    index (exit 130); the same command again builds only the missing ones.  Every output path is
+    checked before any work.
     """
     if all_ == (target is not None):
         raise InvalidArgument("give either TARGET or --all (not both, not neither)")
+    if not output.strip():  # click would read '' as the current folder
+        raise InvalidArgument(f"-o/--output={output!r} must name a file (TARGET) or a folder (--all)")
     d_in = None if d_in_json is None else parse_distance(d_in_json)
     options = dict(epsilon=epsilon, delta=delta, d_in=d_in, samples=samples, seed=seed, confidence=confidence, plots=plots,
                    proof_timeout=proof_timeout, skip_checks=skip_checks)
     if all_:
         if epsilon is not None or delta is not None or d_in is not None:
             raise InvalidArgument("--epsilon, --delta and --d-in state one mechanism's claim; they do not apply to --all")
-        sys.exit(_all(output, options, jobs, as_json))
-    sys.exit(_one(target, output, options, as_json))
+        sys.exit(_all(Path(output), options, jobs, as_json))
+    sys.exit(_one(target, Path(output), options, as_json))
 
 
 COMMAND = report

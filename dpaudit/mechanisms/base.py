@@ -222,6 +222,11 @@ class Mechanism:
         """
         if not callable(function):
             raise InvalidArgument(f"function={function!r} must be callable")
+        check_run_signature(f"function={function!r}", function)
+        if name is not None and not isinstance(name, str):
+            raise InvalidArgument(f"name={name!r} must be a str or None (then the function's name)")
+        if vectorised is not None and not isinstance(vectorised, bool):
+            raise InvalidArgument(f"vectorised={vectorised!r} must be True, False or None (read from the signature)")
         if randomness is not None:
             check_one_of("randomness", randomness, RANDOMNESS)
         required, kind = _call_shape(function)
@@ -264,6 +269,25 @@ def _json_float(value: float | None) -> float | str | None:
     if value is None or math.isfinite(value):
         return value
     return "inf"
+
+
+def check_run_signature(named: str, function: Callable[..., Any]) -> None:
+    """``function`` can be called with one to three positional arguments -- f(data) or f(data, n)
+    (own randomness), f(data, rng), f(data, n, rng) -- else InvalidArgument starting ``named``."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return  # builtins without a signature: their call will tell
+    for count in (1, 2, 3):
+        try:
+            signature.bind(*range(count))
+            return
+        except TypeError:
+            continue
+    raise InvalidArgument(
+        f"{named} must be called as f(data, rng) (one run), f(data, n, rng) (n runs), or without the rng when it "
+        f"draws its own randomness; its signature is {signature}"
+    )
 
 
 _SIZE_NAMES = ("n", "size", "samples", "num_samples", "n_samples")

@@ -15,7 +15,7 @@ import pkgutil
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..errors import UnknownMechanism
+from ..errors import InvalidArgument, UnknownMechanism
 from .base import Mechanism
 
 __all__ = ["catalogue", "get", "names", "register"]
@@ -69,15 +69,22 @@ def names() -> list[str]:
     return sorted(_FACTORIES)
 
 
+def unknown_name(label: str, name: str) -> str:
+    """``<label>='<name>' is not a catalogue mechanism`` and up to three close names (or where the list is)."""
+    import difflib
+
+    close = difflib.get_close_matches(name, _FACTORIES, n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; run `dpaudit catalog` for the list"
+    return f"{label}={name!r} is not a catalogue mechanism{hint}"
+
+
 def get(name: str) -> Mechanism:
     """Build the catalogue entry ``name``; :class:`UnknownMechanism` lists close names otherwise."""
     _load()
+    if not isinstance(name, str):
+        raise InvalidArgument(f"name={name!r} must be a catalogue name (a str); see dpaudit.names()")
     if name not in _FACTORIES:
-        import difflib
-
-        close = difflib.get_close_matches(name, _FACTORIES, n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else "; run `dpaudit catalog` for the list"
-        raise UnknownMechanism(f"no catalogue mechanism named {name!r}{hint}")
+        raise UnknownMechanism(unknown_name("name", name))
     mechanism = _FACTORIES[name]()
     if mechanism.name != name:
         raise ValueError(f"factory registered as {name!r} built a mechanism named {mechanism.name!r}")

@@ -12,10 +12,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .._validation import check_nonnegative_finite, check_unit_interval
 from ..claims import ApproxDP, Claim, PureDP
 from ..errors import InvalidArgument, UnknownMechanism
-from .base import Mechanism
-from .registry import get
+from .base import Mechanism, check_run_signature
+from .registry import get, unknown_name
 
 __all__ = ["is_plain_callable", "load_attribute", "load_target", "resolve"]
 
@@ -56,7 +57,8 @@ def load_attribute(target: str) -> Any:
 
 def _claim_for(epsilon: float | None, delta: float | None, what: str) -> Claim:
     if epsilon is None:
-        raise InvalidArgument(f"epsilon is required to audit {what}: a plain callable carries no claim")
+        raise InvalidArgument(f"target={what} is a plain callable, which carries no claim: epsilon is required "
+                              "(--epsilon on the command line)")
     return ApproxDP(epsilon, delta) if delta else PureDP(epsilon)
 
 
@@ -68,16 +70,24 @@ def load_target(target: Any) -> Any:
     """
     if not isinstance(target, str):
         return target
+    named = f"target={target!r}"
     if ":" not in target:
-        return get(target)
+        try:
+            return get(target)
+        except UnknownMechanism:
+            raise UnknownMechanism(unknown_name("target", target)) from None
     loaded = load_attribute(target)
     if callable(loaded) and not isinstance(loaded, Mechanism):
         # A zero-argument factory returning a Mechanism is accepted too.
         try:
-            if not inspect.signature(loaded).parameters:
-                loaded = loaded()
+            factory = not inspect.signature(loaded).parameters
         except (TypeError, ValueError):
-            pass
+            factory = False
+        if factory:
+            try:
+                loaded = loaded()
+            except Exception as exc:  # the user's factory may raise anything: bad input, said so
+                raise UnknownMechanism(f"{named}: calling it (a factory) raised {type(exc).__name__}: {exc}") from exc
     return loaded
 
 
@@ -105,9 +115,15 @@ def resolve(
     its own parameters (:mod:`dpaudit.adapters`); ``d_in`` is refused for anything else.
     ``randomness`` applies to callables only (:meth:`Mechanism.from_callable`).
     """
+    if epsilon is not None:
+        epsilon = check_nonnegative_finite("epsilon", epsilon)
+    if delta is not None:
+        delta = check_unit_interval("delta", delta)
     from ..adapters import adapt
 
+    original = target
     target = load_target(target)
+    named = f"target={original!r}"
     adapted = adapt(target, epsilon=epsilon, delta=delta, d_in=d_in)
     if adapted is not None:
         if randomness is not None and randomness != adapted.randomness:
@@ -128,11 +144,14 @@ def resolve(
         dlt = target.claim.delta if delta is None else delta
         return replace(target, claim=ApproxDP(eps, dlt) if dlt else PureDP(eps))
     if callable(target):
+        check_run_signature(named, target)
         return Mechanism.from_callable(target, claim=_claim_for(epsilon, delta, repr(target)), randomness=randomness)
-    raise UnknownMechanism(
-        f"target={_short(target)} is not a Mechanism, a catalogue name, a callable, an OpenDP Measurement or a "
-        "diffprivlib mechanism"
-    )
+    if target is original:
+        raise UnknownMechanism(
+            f"target={_short(target)} is not a Mechanism, a catalogue name, a callable, an OpenDP Measurement or a "
+            "diffprivlib mechanism"
+        )
+    raise UnknownMechanism(f"{named} gave {_short(target)}, which is neither a Mechanism nor a callable")
 
 
 def _short(value: Any, limit: int = 60) -> str:

@@ -12,7 +12,9 @@ Routes (each procedure's module docstring states its Preconditions / Claim / Pro
 
 The claim is checked for all parameter values allowed by the declared assumptions, unless the caller
 asks for the numeric instance (``numeric=True``) or restates the claim with numbers that differ from the
-declared symbolic epsilon/delta at the instance.
+declared symbolic epsilon/delta at the instance (the result's ``details["scope_reason"]`` says which).
+A mechanism whose own claim or sensitivity contradicts its density's is refused before any proof,
+or proved under the density's larger sensitivity with a warning (:mod:`.declarations`).
 
 Every proof runs under a time budget (:mod:`.budget`, default :data:`DEFAULT_TIME_BUDGET` seconds);
 past it the verdict is ``unknown`` with the reason "time budget exhausted at step ...".  A density's
@@ -28,10 +30,12 @@ import math
 import time
 from typing import Any
 
+from .._validation import check_positive_finite
 from ..claims import ApproxDP, Claim, ProbabilisticDP, PureDP
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
 from .budget import BudgetExhausted, checkpoint
+from .declarations import check_declarations, scope_reason
 from .budget import time_budget as time_budget_context
 from .result import Certificate, Outcome, ProofResult, Step, Verdict
 from .signs import SignContext
@@ -217,8 +221,13 @@ def prove(
         50 digits, or ``unknown`` with the step that could not be decided.
     """
     start = time.perf_counter()
-    if time_budget is not None and not (isinstance(time_budget, (int, float)) and time_budget > 0):
-        raise InvalidArgument(f"time_budget={time_budget!r} must be a positive number of seconds or None")
+    if time_budget is not None:
+        try:
+            time_budget = check_positive_finite("time_budget", time_budget)
+        except InvalidArgument:
+            raise InvalidArgument(f"time_budget={time_budget!r} must be a positive finite number of seconds or None") from None
+    if not isinstance(numeric, bool) and type(numeric).__name__ != "bool_":
+        raise InvalidArgument(f"numeric={numeric!r} must be True or False")
     if isinstance(mechanism, str):
         from ..mechanisms.targets import resolve
 
@@ -229,9 +238,12 @@ def prove(
         raise InvalidArgument(f"mechanism={mechanism!r} must be a Mechanism, a Composition or a catalogue name")
     if claim is not None and not isinstance(claim, (PureDP, ApproxDP, ProbabilisticDP)):
         raise InvalidArgument(f"claim={claim!r} must be PureDP, ApproxDP or ProbabilisticDP")
+    restated = claim is not None
     claim = claim or mechanism.claim
-    density = _load_density(mechanism)
-    density, eps, dlt, scope = _setup(density, claim, numeric)
+    declared = _load_density(mechanism)
+    instance = {p: _rational(v) for p, v in dict(declared.instance).items()}
+    mismatch = check_declarations(mechanism, declared, instance, restated)
+    density, eps, dlt, scope = _setup(declared, claim, numeric)
     hints = _hint_pairs(mechanism, density)
     try:
         with time_budget_context(time_budget):
@@ -242,7 +254,11 @@ def prove(
     _add_note(outcome, density)
     if outcome.verdict is Verdict.PROVED and mechanism.flaw:
         outcome.details.setdefault("flaw_outside_the_density", mechanism.flaw)
+    if mismatch is not None:
+        outcome.details["declaration_mismatch"] = mismatch
     scope = outcome.scope or scope
+    if scope == "instance":
+        outcome.details.setdefault("scope_reason", scope_reason(claim, declared, instance, numeric))
     return _result(mechanism.name, claim, eps, dlt, density, outcome, scope, start)
 
 

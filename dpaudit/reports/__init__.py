@@ -39,11 +39,11 @@ FORMATS = {".html": "html", ".htm": "html", ".json": "json", ".md": "markdown", 
 report = build_report
 
 
-def format_for(path: str | Path) -> str:
-    """The format a path's suffix asks for: ``html``, ``json`` or ``markdown``."""
+def format_for(path: str | Path, name: str = "path") -> str:
+    """The format a path's suffix asks for: ``html``, ``json`` or ``markdown`` (``name`` names the path in errors)."""
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
-        raise InvalidArgument(f"path={str(path)!r} must end in one of {', '.join(sorted(FORMATS))} (the format)")
+        raise InvalidArgument(f"{name}={str(path)!r} must end in one of {', '.join(sorted(FORMATS))} (the format)")
     return FORMATS[suffix]
 
 

@@ -14,24 +14,31 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .._validation import check_nonnegative_int, check_positive_finite, check_positive_int, check_probability_open
 from ..errors import InvalidArgument
 from .document import STAGE_ERRORS, assemble, plots_section
 from .model import jsonable, section
 
-__all__ = ["STAGES", "build_report"]
+__all__ = ["STAGES", "build_report", "check_options"]
 
 STAGES = ("proof", "audit", "checks", "plots")
 
 
-def _proof_section(mechanism: Any, timeout: float | None) -> dict[str, Any]:
-    """Run :func:`dpaudit.prove` (in a child process when ``timeout`` is set) and wrap its result."""
+def _proof_section(mechanism: Any, timeout: float | None, restated: bool) -> dict[str, Any]:
+    """Run :func:`dpaudit.prove` (in a child process when ``timeout`` is set) and wrap its result.
+
+    A claim restated by the report's ``epsilon``/``delta`` is passed to the prover as such (checked at
+    the instance), not taken for the mechanism's own declaration.
+    """
     from ..proofs import prove
     from ._timeout import run_with_timeout
 
     if mechanism.density is None:
         return section("skipped", None, "the mechanism declares no symbolic density: nothing to prove from")
-    status, value = run_with_timeout(lambda: prove(mechanism).as_dict(), timeout)
+    claim = mechanism.claim if restated else None
+    status, value = run_with_timeout(lambda: prove(mechanism, claim=claim).as_dict(), timeout)
     if status == "ok":
         return section("done", jsonable(value))
     if status == "timeout":
@@ -45,6 +52,51 @@ def _stage(call: Callable[[], Any]) -> tuple[dict[str, Any], Any]:
     except STAGE_ERRORS as exc:
         return section("error", None, f"{type(exc).__name__}: {exc}"), None
     return section("done", jsonable(result.as_dict())), result
+
+
+def check_options(
+    *,
+    confidence: float = 0.95,
+    samples: int | None = None,
+    seed: int | None = None,
+    plots: bool = True,
+    checks: bool = True,
+    skip_checks: tuple[str, ...] = (),
+    plot_samples: int | None = None,
+    proof_timeout: float | None = None,
+    progress: Callable[[str], None] | None = None,
+    env: dict[str, Any] | None = None,
+    **others: Any,
+) -> float:
+    """Refuse a bad report option (InvalidArgument naming it) before any work; returns the confidence.
+
+    :func:`build_report` calls it first; a catalogue run calls it once before its first report.
+    """
+    from ..auditor.audit import MAX_SAMPLES, MIN_SAMPLES
+    from .checks import CHECKS
+
+    confidence = check_probability_open("confidence", confidence)
+    if samples is not None and not MIN_SAMPLES <= check_positive_int("samples", samples) <= MAX_SAMPLES:
+        raise InvalidArgument(f"samples={samples!r} must be at least {MIN_SAMPLES} and at most {MAX_SAMPLES:.0e}")
+    if seed is not None:
+        check_nonnegative_int("seed", seed)
+    if plot_samples is not None:
+        check_positive_int("plot_samples", plot_samples)
+    if proof_timeout is not None:
+        check_positive_finite("proof_timeout", proof_timeout)
+    if isinstance(skip_checks, str) or not isinstance(skip_checks, (tuple, list, set, frozenset)) or \
+            not all(isinstance(name, str) for name in skip_checks):
+        raise InvalidArgument(f"skip_checks={skip_checks!r} must be a tuple of check names among {', '.join(CHECKS)}")
+    if set(skip_checks) - set(CHECKS):
+        raise InvalidArgument(f"skip_checks={tuple(skip_checks)!r} must name checks among {', '.join(CHECKS)}")
+    for name, flag in (("plots", plots), ("checks", checks)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise InvalidArgument(f"{name}={flag!r} must be True or False")
+    if progress is not None and not callable(progress):
+        raise InvalidArgument(f"progress={progress!r} must be None or a function called with each stage's name")
+    if env is not None and not isinstance(env, dict):
+        raise InvalidArgument(f"env={env!r} must be None or a dict of environment fields")
+    return confidence
 
 
 def build_report(
@@ -107,23 +159,15 @@ def build_report(
 
     started = time.perf_counter()
     # The user's arguments are checked before any work: a bad one is an error, not a report section.
-    confidence = check_probability_open("confidence", confidence)
-    if samples is not None:
-        check_positive_int("samples", samples)
-    if seed is not None:
-        check_nonnegative_int("seed", seed)
-    if plot_samples is not None:
-        check_positive_int("plot_samples", plot_samples)
-    if proof_timeout is not None:
-        check_positive_finite("proof_timeout", proof_timeout)
-    if set(skip_checks) - set(CHECKS):
-        raise InvalidArgument(f"skip_checks={tuple(skip_checks)!r} must name checks among {', '.join(CHECKS)}")
+    confidence = check_options(confidence=confidence, samples=samples, seed=seed, plots=plots, checks=checks,
+                               skip_checks=skip_checks, plot_samples=plot_samples, proof_timeout=proof_timeout,
+                               progress=progress, env=env)
     skip = tuple(skip_checks) if checks else CHECKS
     tick = progress or (lambda stage: None)
     mechanism = resolve(target, epsilon=epsilon, delta=delta, d_in=d_in)
     seed = fresh_seed() if seed is None else seed
 
-    proof_section = _proof_section(mechanism, proof_timeout)
+    proof_section = _proof_section(mechanism, proof_timeout, epsilon is not None or delta is not None)
     tick("proof")
     audit_section, _ = _stage(lambda: audit(mechanism, samples=samples, seed=seed, confidence=confidence,
                                             checks=audit_checks(skip), executor=executor))

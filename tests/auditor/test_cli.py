@@ -100,7 +100,7 @@ def test_bad_input_is_one_line_exit_2(targets, attr, args, words):
 
 def test_unknown_name_and_dataset_not_neighbouring():
     unknown = run("no-such-mechanism", "--samples", "1000")
-    assert unknown.exit_code == 2 and "no catalogue mechanism named" in unknown.output
+    assert unknown.exit_code == 2 and "is not a catalogue mechanism" in unknown.output
     far = run("laplace", "--a", "[1, 1, 1]", "--b", "[1]", "--samples", "1000", "--seed", "1")
     assert far.exit_code == 2 and "not add/remove neighbours" in far.output
 
