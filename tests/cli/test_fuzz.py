@@ -141,6 +141,7 @@ TARGETS = {
     "geometric": {"a": "[1, 0]", "b": "[1, 0, 1]"},
     PLAIN: {"a": "0", "b": "1", "plain": True},
 }
+ONLY_MALFORMED = ("d_in_json", "data_json")
 PLAIN_UNDER_ADD_REMOVE = {"a": "[1, 0]", "b": "[1, 0, 1]", "plain": True}
 
 
@@ -209,8 +210,10 @@ def malformed_values(param: click.Parameter, command: str, root: Path) -> st.Sea
         return st.sampled_from(_paths(root, ".json")["bad"] + [str(root / "out"), str(root / "bad.json")])
     if name == "output":
         return st.sampled_from(_paths(root, ".json")["bad"] + [str(root / "out" / "x.pdf"), str(root / "out" / "x")])
-    if name in ("a_json", "b_json"):
+    if name in ("a_json", "b_json", "data_json"):
         return st.sampled_from(BAD_JSON)
+    if name == "d_in_json":
+        return st.sampled_from(["", "x", "-1", "nan", "[1, 0]", "💥"])
     return _typed(param, root, valid=False)
 
 
@@ -260,13 +263,18 @@ def command_lines(draw: Any, root: Path, single_malformed: bool = False) -> Line
     if mode == "all":
         chosen.append(by_name["all_"])
         chosen = [p for p in chosen if p.name not in ("epsilon", "delta", "target")]
+    # --d-in applies to OpenDP targets and --data excludes a pair: with the targets here only their
+    # malformed values are fuzzed (tests/thirdparty and tests/cli/test_audit_neighbours.py use them).
+    chosen = [p for p in chosen if p.name not in ONLY_MALFORMED or draw(st.booleans())]
     if any(p.name in ("a_json", "b_json") for p in chosen):  # the pair comes together
         chosen += [p for p in params if p.name in ("a_json", "b_json") and p not in chosen]
     candidates = [p for p in chosen if p.name != "all_"]
     if single_malformed:
         bad = {draw(st.sampled_from(candidates)).name} if candidates else set()
+        chosen = [p for p in chosen if p.name not in ONLY_MALFORMED or p.name in bad]
     else:  # a flag given a value is one kind of mistake; values are where the variety is
         bad = {p.name for p in candidates if draw(st.booleans()) and (not _is_flag(p) or draw(st.integers(0, 9)) == 0)}
+        bad |= {p.name for p in candidates if p.name in ONLY_MALFORMED}
     # The target decides what else is valid: a plain function needs --epsilon and takes --neighbours.
     names = REPORT_TARGETS if name == "report" else tuple(t for t in TARGETS if name == "audit" or t != PLAIN)
     target_name = draw(st.sampled_from(names))

@@ -83,7 +83,7 @@ def test_pair_not_under_the_stated_relation():
     out = result.stdout.str()
     assert "dpaudit: privacy violation by 'bad'" in out
     assert "neighbours:  add/remove one record (default for an example dataset)" in out
-    assert "dpaudit could not audit good: datasets a and b are not replace-one neighbours" in out
+    assert "dpaudit could not audit good: datasets a=[1, 0, 1] and b=[1, 0, 1, 1] are not replace-one neighbours" in out
 
 
 def test_fixture_methods(pytester):
