@@ -127,6 +127,7 @@ def audit(
     checkpoint: str | None = None,
     progress: bool | None = None,
     checks: Any = "default",
+    learned: bool = True,
 ) -> AuditResult:
     """Lower-bound, with confidence ``confidence``, the epsilon that ``target`` realises.
 
@@ -173,6 +174,9 @@ def audit(
         ``"correlated-noise"`` (the default) add event families to the search stage;
         ``"sensitivity"`` falsifies the declared sensitivity (deterministic, seconds; not default).
         None or ``()`` turns them off.  Each finding lands in ``AuditResult.findings``.
+    learned : bool
+        On vector outputs, add the learned events of :mod:`.learned` (a logistic regression and a
+        small perceptron trained on the search samples, their scores thresholded) to the search.
 
     Returns
     -------
@@ -238,6 +242,7 @@ def audit(
             "candidates": candidates,
             "early_stopping": bool(early_stopping),
             "checks": list(checks),
+            "learned": bool(learned),
         }
         store = Checkpoint(checkpoint, fingerprint)
 
@@ -252,7 +257,7 @@ def audit(
             outcome, chosen = outcome_from_record(store.search, mechanism.noise)
             bar.advance(2 * outcome.samples)
         else:
-            outcome = search_stage(draws, pairs, n_search, score, rescore, checks)
+            outcome = search_stage(draws, pairs, n_search, score, rescore, checks, bool(learned))
             chosen = _distinct(outcome.found, candidates)
             if store is not None:
                 store.set_search(search_record(outcome, chosen))
