@@ -217,7 +217,7 @@ def _search_stage(
         rows_a = np.concatenate([*pools[winner][0], rows_a])
         rows_b = np.concatenate([*pools[winner][1], rows_b])
     leak_search = threads.submit(leak_families, draws.mechanism, (a, b), rows_a, rows_b, score, checks)
-    learned_search = threads.submit(learned_events, rows_a, rows_b, score, seed=draws.seed) if learned else None
+    learned_search = threads.submit(learned_events, rows_a, rows_b, score) if learned else None
     found = search_events(rows_a, rows_b, score)
     leaks, notes = leak_search.result()
     trained, timing = learned_search.result() if learned_search is not None else ([], [])

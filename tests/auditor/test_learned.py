@@ -1,0 +1,99 @@
+"""Learned events: features, serialisation (checkpoint round trip), power on sparse vector, validity."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from dpaudit import Mechanism, PureDP, QueryDistance
+from dpaudit.auditor import audit, bounds
+from dpaudit.auditor.events import event_from_dict
+from dpaudit.auditor.learned import LearnedThreshold, OutputFeatures, learned_events
+from dpaudit.auditor.screening import SearchOutcome
+from dpaudit.auditor.search_record import outcome_from_record, search_record
+from dpaudit.mechanisms._grid import snap_to_grid
+
+LEVEL = bounds.bonferroni_confidence(0.95, 10_000)
+
+
+def strict(ka, na, kb, nb):
+    return bounds.epsilon_lower_bound("joint", ka, na, kb, nb, LEVEL, 0.0)
+
+
+def svt_no_cutoff(epsilon: float, k: int = 10, threshold: float = 1.0) -> Mechanism:
+    """Lyu, Su & Li 2017 Alg. 6 (no cutoff): 1[q_i + Lap(2/eps) >= T + Lap(2/eps)] for every query;
+    true epsilon k eps / 2, claimed eps."""
+
+    def sample(q, n, rng):
+        q = np.asarray(q, dtype=float)
+        rho = rng.laplace(0.0, 2.0 / epsilon, (n, 1))
+        return (q + rng.laplace(0.0, 2.0 / epsilon, (n, q.size)) >= threshold + rho).astype(float)
+
+    return Mechanism(name="test-svt-6", claim=PureDP(epsilon), neighbours=QueryDistance(1.0, "linf"), sampler=sample)
+
+
+def laplace_histogram(epsilon: float, width: int = 4) -> Mechanism:
+    """q + Lap(1/eps) on every coordinate of a histogram (l1 sensitivity 1): epsilon-DP, on the 2^-k grid."""
+
+    def sample(q, n, rng):
+        q = np.asarray(q, dtype=float)
+        return snap_to_grid(q + rng.laplace(0.0, 1.0 / epsilon, (n, q.size)), 1.0 / epsilon)
+
+    return Mechanism(name="test-laplace-histogram", claim=PureDP(epsilon), neighbours=QueryDistance(1.0), sampler=sample)
+
+
+HALF_UP = (1.0,) * 5 + (0.0,) * 5
+HALF_DOWN = (0.0,) * 5 + (1.0,) * 5
+
+
+def test_features_flag_recurring_values_and_read_the_first_answer():
+    # Sparse vector Alg. 3 as DP-Sniper encodes it: -1000 "below", -2000 "aborted", else the noisy value.
+    # Each answered value occurs once (a continuous noisy value), each code many times.
+    rows = np.array([[-1000.0, 3.5 + r, -2000.0] if r % 3 == 0 else [-1000.0, -1000.0, 7.25 + r] if r % 3 == 1
+                     else [-1000.0, -1000.0, -1000.0] for r in range(30)])
+    features = OutputFeatures.fit(rows)
+    assert features.specials == (-2000.0, -1000.0)
+    phi = dict(zip(features.names(), features.matrix(rows[:3]).T))
+    assert list(phi["y1"]) == [3.5, 0.0, 0.0]  # special entries read 0 (DP-Sniper's flags transform)
+    assert list(phi["[y0 = -1000]"]) == [1.0, 1.0, 1.0]
+    assert list(phi["#{y = -1000}"]) == [1.0, 2.0, 3.0]
+    assert list(phi["first i: y_i = -2000"]) == [2.0, 3.0, 3.0]  # the width when absent
+    assert list(phi["#answers"]) == [1.0, 1.0, 0.0]
+    assert list(phi["first answer index"]) == [1.0, 2.0, 3.0]
+    assert list(phi["first answer value"]) == [3.5, 8.25, 0.0]
+    assert list(phi["sorted[2]"]) == [3.5, 8.25, -1000.0]
+
+
+def test_scalar_outputs_are_left_to_the_threshold_families():
+    rng = np.random.default_rng(0)
+    assert learned_events(rng.laplace(size=(1000, 1)), rng.laplace(size=(1000, 1)), strict) == ([], [])
+
+
+def test_a_learned_event_is_rebuilt_exactly_from_its_spec_and_from_a_search_record():
+    rng = np.random.default_rng(3)
+    mechanism = svt_no_cutoff(1.0)
+    rows_a, rows_b = (mechanism.sample(q, 4000, rng) for q in (HALF_UP, HALF_DOWN))
+    found, notes = learned_events(rows_a, rows_b, strict)
+    assert found and all(isinstance(s.event, LearnedThreshold) for s in found) and notes
+    event = found[0].event
+    spec = json.loads(json.dumps(event.as_dict()))
+    rebuilt = event_from_dict(spec)
+    assert rebuilt == event
+    fresh = mechanism.sample(HALF_UP, 5000, rng)
+    assert np.array_equal(rebuilt.contains(fresh), event.contains(fresh))
+    # The checkpoint path: search_record -> JSON -> outcome_from_record.
+    outcome = SearchOutcome(0, found, 4000, ())
+    record = json.loads(json.dumps(search_record(outcome, found[:1])))
+    _, chosen = outcome_from_record(record, None)
+    assert chosen[0].event == event and chosen[0].family == found[0].family
+    assert np.array_equal(chosen[0].event.contains(fresh), event.contains(fresh))
+    assert event.describe().startswith("logistic regression score")
+
+
+def test_audit_learned_false_keeps_the_learned_family_out():
+    result = audit(svt_no_cutoff(1.0), pair=(HALF_UP, HALF_DOWN), samples=2000, seed=1, checks=None,
+                   executor="in-process", learned=False)
+    assert not any(c.family.startswith("learned") for c in result.candidates)
+    assert not any("learned events" in note for note in result.notes)
