@@ -17,6 +17,11 @@ search stage's N/2 (at most 5 x 10^5).  Every row is run twice: without the lear
 (``learned=False``: thresholds, atoms, patterns, first-answer conjunctions, Fisher's direction) and
 with it (:mod:`dpaudit.auditor.learned`).  The ratio is dpaudit's bound / DP-Sniper's figure.
 
+DP-Sniper's figure was certified on 2 x 10^8 verification samples per side; "DPS@N" is what its own
+event certifies at dpaudit's N per side (the median outcome: its published probabilities p1, p2 as
+counts round(N p), its Clopper-Pearson union bound at 0.90), the comparison at equal verification
+samples; "on/@N" is dpaudit's bound (learned family on) over it.
+
 "private" says whether the mechanism keeps its claim of 0.1 (then a bound above 0.1 would be a false
 alarm, and DP-Sniper's figure is a lower bound on a correct mechanism, not a violation).
 
@@ -36,6 +41,7 @@ from typing import Any, Callable
 import numpy as np
 
 import dpaudit
+from dpaudit.auditor import bounds
 
 sys.path.insert(0, str(Path(__file__).parent))
 from tightness import write_results  # noqa: E402
@@ -161,6 +167,7 @@ class Row:
     sampler: Callable[[Any, int, np.random.Generator], np.ndarray]
     pair: tuple[tuple[float, ...], tuple[float, ...]]
     dp_sniper: float
+    dp_sniper_event: tuple[float, float]  # (p1, p2): DP-Sniper's estimates of its event's probabilities
     private: bool
     note: str = ""
 
@@ -176,25 +183,33 @@ HALF = (1.0,) * 5 + (0.0,) * 5
 HALF_SWAPPED = (0.0,) * 5 + (1.0,) * 5
 UP_DOWN = (2.0,) * 5 + (0.0,) * 5
 
-# Pairs and figures: DP-Sniper's logistic-regression run (dd_search_reg_data.log, "best_result" and "eps_lcb").
+# Pairs and figures: DP-Sniper's logistic-regression run (dd_search_reg_data.log: "best_result", "eps_lcb", "p1", "p2").
 ROWS: tuple[Row, ...] = (
-    Row("ReportNoisyMax1", report_noisy_max("laplace", False), (ONES5, (0.0,) + (2.0,) * 4), 0.0923, True),
-    Row("ReportNoisyMax2", report_noisy_max("exponential", False), (ONES5, (0.0,) + (2.0,) * 4), 0.0975, True),
-    Row("ReportNoisyMax3", report_noisy_max("laplace", True), ((0.0,) * 5, ONES5), 0.2478, False, "scalar output"),
-    Row("ReportNoisyMax4", report_noisy_max("exponential", True), (ONES5, (2.0,) * 5), 0.3463, False, "scalar output"),
-    Row("SVT1", svt(1, t=0.5), (HALF_SWAPPED, HALF), 0.0858, True),
-    Row("SVT2", svt2(), (HALF_SWAPPED, HALF), 0.0859, True),
-    Row("SVT3", svt(3), (ONES10, UP_DOWN), 0.1716, False),
-    Row("SVT4", svt(4), (ONES10, UP_DOWN), 0.1687, False),
-    Row("SVT5", svt(5), (UP_DOWN, ONES10), 1.7612, False),
-    Row("SVT6", svt(6), (HALF, HALF_SWAPPED), 0.2720, False),
-    Row("NumericalSVT", numerical_svt(), ((2.0,) * 10, ONES10), 0.0343, True),
-    Row("SVT34Parallel", svt34_parallel, (ONES10, UP_DOWN), 0.2610, False),
-    Row("PrefixSum", prefix_sum, (ONES10, (0.0,) * 10), 0.5040, False),
-    Row("LaplaceParallel", laplace_parallel, ((1.0,), (0.0,)), 0.0350, True),
-    Row("NoisyHist1", noisy_hist(False), ((0.0,) + (1.0,) * 4, ONES5), 0.0978, True),
-    Row("NoisyHist2", noisy_hist(True), ((0.0,) + (1.0,) * 4, ONES5), 4.6020, False),
+    Row("ReportNoisyMax1", report_noisy_max("laplace", False), (ONES5, (0.0,) + (2.0,) * 4), 0.0923, (0.010988, 0.009997), True),
+    Row("ReportNoisyMax2", report_noisy_max("exponential", False), (ONES5, (0.0,) + (2.0,) * 4), 0.0975, (0.011056, 0.010006), True),
+    Row("ReportNoisyMax3", report_noisy_max("laplace", True), ((0.0,) * 5, ONES5), 0.2478, (0.012882, 0.010033), False, "scalar output"),
+    Row("ReportNoisyMax4", report_noisy_max("exponential", True), (ONES5, (2.0,) * 5), 0.3463, (0.014219, 0.010035), False, "scalar output"),
+    Row("SVT1", svt(1, t=0.5), (HALF_SWAPPED, HALF), 0.0858, (0.010873, 0.009957), True),
+    Row("SVT2", svt2(), (HALF_SWAPPED, HALF), 0.0859, (0.010917, 0.009995), True),
+    Row("SVT3", svt(3), (ONES10, UP_DOWN), 0.1716, (0.011929, 0.010026), False),
+    Row("SVT4", svt(4), (ONES10, UP_DOWN), 0.1687, (0.011913, 0.010042), False),
+    Row("SVT5", svt(5), (UP_DOWN, ONES10), 1.7612, (0.058288, 0.01), False),
+    Row("SVT6", svt(6), (HALF, HALF_SWAPPED), 0.2720, (0.013147, 0.009994), False),
+    Row("NumericalSVT", numerical_svt(), ((2.0,) * 10, ONES10), 0.0343, (0.010394, 0.010021), True),
+    Row("SVT34Parallel", svt34_parallel, (ONES10, UP_DOWN), 0.2610, (0.013006, 0.009996), False),
+    Row("PrefixSum", prefix_sum, (ONES10, (0.0,) * 10), 0.5040, (0.01655, 0.009977), False),
+    Row("LaplaceParallel", laplace_parallel, ((1.0,), (0.0,)), 0.0350, (0.010403, 0.010022), True),
+    Row("NoisyHist1", noisy_hist(False), ((0.0,) + (1.0,) * 4, ONES5), 0.0978, (0.011123, 0.010064), True),
+    Row("NoisyHist2", noisy_hist(True), ((0.0,) + (1.0,) * 4, ONES5), 4.6020, (0.998867, 0.010009), False),
 )
+
+
+def dp_sniper_at(row: Row, samples: int) -> float:
+    """DP-Sniper's own event at ``samples`` per side: its bound (Clopper-Pearson on each side, union,
+    confidence 0.90) with the median counts k = round(N p1), k' = round(N p2) plugged in."""
+    p1, p2 = row.dp_sniper_event
+    k1, k2 = round(samples * p1), round(samples * p2)
+    return float(bounds.epsilon_lower_bound("union", k1, samples, k2, samples, CONFIDENCE, 0.0))
 
 
 def run(row: Row, samples: int, seed: int, learned: bool) -> dict[str, Any]:
@@ -224,8 +239,8 @@ def main() -> None:
     started = time.perf_counter()
     print(f"DP-Sniper suite, eps = {EPSILON}, confidence {CONFIDENCE}, N = {args.samples} per side "
           f"(+ search), checks=None, full budget, seed {args.seed}")
-    header = (f"{'mechanism':<16} {'private':>7} {'DP-Sniper':>9} {'off':>8} {'ratio':>6} {'on':>8} {'ratio':>6} "
-              f"{'s off':>6} {'s on':>6}  event (on)")
+    header = (f"{'mechanism':<16} {'private':>7} {'DP-Sniper':>9} {'DPS@N':>7} {'off':>8} {'ratio':>6} {'on':>8} "
+              f"{'ratio':>6} {'on/@N':>6} {'s off':>6} {'s on':>6}  event (on)")
     print(header)
     rows = []
     for row in ROWS:
@@ -233,14 +248,16 @@ def main() -> None:
             continue
         off = run(row, args.samples, args.seed, learned=False)
         on = run(row, args.samples, args.seed, learned=True)
-        print(f"{row.name:<16} {'yes' if row.private else 'no':>7} {row.dp_sniper:>9.4f} {off['bound']:>8.4f} "
-              f"{off['ratio']:>6.2f} {on['bound']:>8.4f} {on['ratio']:>6.2f} {off['seconds']:>6.0f} "
+        at_n = dp_sniper_at(row, args.samples)
+        versus = on["bound"] / at_n if at_n > 0 else float("inf")
+        print(f"{row.name:<16} {'yes' if row.private else 'no':>7} {row.dp_sniper:>9.4f} {at_n:>7.4f} {off['bound']:>8.4f} "
+              f"{off['ratio']:>6.2f} {on['bound']:>8.4f} {on['ratio']:>6.2f} {versus:>6.2f} {off['seconds']:>6.0f} "
               f"{on['seconds']:>6.0f}  [{on['family']}] {on['event'][:70]}", flush=True)
         flagged = [name for name, r in (("off", off), ("on", on)) if row.private and r["verdict"] == "violation"]
         if flagged:
             print(f"  !! correct mechanism flagged ({', '.join(flagged)})")
         rows.append({"mechanism": row.name, "private": row.private, "pair": row.pair, "dp_sniper": row.dp_sniper,
-                     "note": row.note, "learned_off": off, "learned_on": on})
+                     "dp_sniper_event": row.dp_sniper_event, "dp_sniper_at_n": at_n, "note": row.note, "learned_off": off, "learned_on": on})
     write_results(RESULTS, seed=args.seed, confidence=CONFIDENCE, started=started, samples=args.samples, rows=rows)
 
 
