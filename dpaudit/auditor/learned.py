@@ -59,6 +59,7 @@ __all__ = [
     "LearnedScore",
     "LearnedThreshold",
     "MAX_TRAIN",
+    "MAX_TRAIN_VALUES",
     "TRAIN_EVERY",
     "OutputFeatures",
     "learned_event_from_dict",
@@ -66,7 +67,10 @@ __all__ = [
 ]
 
 MAX_TRAIN = 200_000
+MAX_TRAIN_VALUES = 20_000_000
 TRAIN_EVERY = 4
+SCORE_CHUNK = 65_536
+SPECIAL_ROWS = 20_000
 MAX_SPECIALS = 4
 SPECIAL_SHARE = 0.01
 MAX_COORDINATE_FEATURES = 64
@@ -162,8 +166,13 @@ class LearnedScore:
     intercept: float
 
     def values(self, rows: np.ndarray) -> np.ndarray:
-        z = (self.features.matrix(rows) - np.asarray(self.mean)) / np.asarray(self.scale)
-        return z @ np.asarray(self.weights) + self.intercept
+        """The score of every row, computed ``SCORE_CHUNK`` rows at a time (the feature matrix stays small)."""
+        mean, scale, weights = np.asarray(self.mean), np.asarray(self.scale), np.asarray(self.weights)
+        out = np.empty(rows.shape[0])
+        for start in range(0, rows.shape[0], SCORE_CHUNK):
+            z = (self.features.matrix(rows[start:start + SCORE_CHUNK]) - mean) / scale
+            out[start:start + SCORE_CHUNK] = z @ weights + self.intercept
+        return out
 
     def top_features(self, count: int = 3) -> list[str]:
         """The features with the largest |w_j| (on standardised features: comparable across features)."""
@@ -253,17 +262,20 @@ def learned_events(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> tup
     """The learned events of one pair's search rows (best threshold per direction) and a timing note.
 
     Trained on the rows whose index is a multiple of ``TRAIN_EVERY`` (at most ``MAX_TRAIN`` per
-    side), thresholded and scored on all the others with the strict search bound ``score``.  Only
-    vector outputs (width >= 2) are learned on: for scalar outputs the thresholds and ratio-ordered
+    side, and at most ``MAX_TRAIN_VALUES`` feature values: wide outputs train on fewer rows; the
+    special values are read off the first ``SPECIAL_ROWS`` of them), thresholded and scored on all
+    the rows whose index is not a multiple of ``TRAIN_EVERY`` with the strict search bound ``score``.
+    Only vector outputs (width >= 2) are learned on: for scalar outputs the thresholds and ratio-ordered
     sets of :mod:`.search` already are the Neyman-Pearson sets of monotone ratios.
     """
     rows_a, rows_b = np.asarray(rows_a), np.asarray(rows_b)
     if rows_a.ndim != 2 or rows_a.shape[1] < 2 or min(rows_a.shape[0], rows_b.shape[0]) < 2 * TRAIN_EVERY:
         return [], []
     started = time.perf_counter()
-    fit_a, fit_b = rows_a[0::TRAIN_EVERY][:MAX_TRAIN], rows_b[0::TRAIN_EVERY][:MAX_TRAIN]
+    features = OutputFeatures.fit(np.vstack([rows_a[0::TRAIN_EVERY][:SPECIAL_ROWS], rows_b[0::TRAIN_EVERY][:SPECIAL_ROWS]]))
+    cap = max(1_000, min(MAX_TRAIN, MAX_TRAIN_VALUES // len(features.names())))
+    fit_a, fit_b = rows_a[0::TRAIN_EVERY][:cap], rows_b[0::TRAIN_EVERY][:cap]
     held = [np.delete(rows, np.s_[0::TRAIN_EVERY], axis=0) for rows in (rows_a, rows_b)]
-    features = OutputFeatures.fit(np.vstack([fit_a, fit_b]))
     learned = _train(features, features.matrix(fit_a), features.matrix(fit_b))
     found = [] if learned is None else _thresholded(learned, held[0], held[1], score)
     note = (f"learned events: logistic regression on {len(features.names())} features of {fit_a.shape[0]} + "

@@ -66,6 +66,15 @@ def test_features_flag_recurring_values_and_read_the_first_answer():
     assert list(phi["sorted[2]"]) == [3.5, 8.25, -1000.0]
 
 
+@pytest.mark.parametrize("width", [2, 3, 64, 65, 200])
+def test_every_feature_has_its_name_at_every_width(width):
+    rng = np.random.default_rng(width)
+    rows = np.where(rng.random((50, width)) < 0.5, -1.0, rng.laplace(size=(50, width)))
+    features = OutputFeatures.fit(rows)
+    assert features.specials == (-1.0,)
+    assert features.matrix(rows).shape == (50, len(features.names()))
+
+
 def test_scalar_outputs_are_left_to_the_threshold_families():
     rng = np.random.default_rng(0)
     assert learned_events(rng.laplace(size=(1000, 1)), rng.laplace(size=(1000, 1)), strict) == ([], [])
