@@ -58,8 +58,8 @@ def report_noisy_max(noise: str, value: bool) -> Callable[[Any, int, np.random.G
 
     def sample(q, n, rng):
         q = np.asarray(q, dtype=float)
-        draw = rng.laplace(0.0, 2 / EPSILON, (n, q.size)) if noise == "laplace" else rng.exponential(2 / EPSILON, (n, q.size))
-        noisy = q + draw
+        scale, shape = 2 / EPSILON, (n, q.size)
+        noisy = q + (rng.laplace(0.0, scale, shape) if noise == "laplace" else rng.exponential(scale, shape))
         return noisy.max(axis=1) if value else noisy.argmax(axis=1)
 
     return sample
@@ -185,10 +185,14 @@ UP_DOWN = (2.0,) * 5 + (0.0,) * 5
 
 # Pairs and figures: DP-Sniper's logistic-regression run (dd_search_reg_data.log: "best_result", "eps_lcb", "p1", "p2").
 ROWS: tuple[Row, ...] = (
-    Row("ReportNoisyMax1", report_noisy_max("laplace", False), (ONES5, (0.0,) + (2.0,) * 4), 0.0923, (0.010988, 0.009997), True),
-    Row("ReportNoisyMax2", report_noisy_max("exponential", False), (ONES5, (0.0,) + (2.0,) * 4), 0.0975, (0.011056, 0.010006), True),
-    Row("ReportNoisyMax3", report_noisy_max("laplace", True), ((0.0,) * 5, ONES5), 0.2478, (0.012882, 0.010033), False, "scalar output"),
-    Row("ReportNoisyMax4", report_noisy_max("exponential", True), (ONES5, (2.0,) * 5), 0.3463, (0.014219, 0.010035), False, "scalar output"),
+    Row("ReportNoisyMax1", report_noisy_max("laplace", False),
+        (ONES5, (0.0,) + (2.0,) * 4), 0.0923, (0.010988, 0.009997), True),
+    Row("ReportNoisyMax2", report_noisy_max("exponential", False),
+        (ONES5, (0.0,) + (2.0,) * 4), 0.0975, (0.011056, 0.010006), True),
+    Row("ReportNoisyMax3", report_noisy_max("laplace", True),
+        ((0.0,) * 5, ONES5), 0.2478, (0.012882, 0.010033), False, "scalar output"),
+    Row("ReportNoisyMax4", report_noisy_max("exponential", True),
+        (ONES5, (2.0,) * 5), 0.3463, (0.014219, 0.010035), False, "scalar output"),
     Row("SVT1", svt(1, t=0.5), (HALF_SWAPPED, HALF), 0.0858, (0.010873, 0.009957), True),
     Row("SVT2", svt2(), (HALF_SWAPPED, HALF), 0.0859, (0.010917, 0.009995), True),
     Row("SVT3", svt(3), (ONES10, UP_DOWN), 0.1716, (0.011929, 0.010026), False),
@@ -250,14 +254,15 @@ def main() -> None:
         on = run(row, args.samples, args.seed, learned=True)
         at_n = dp_sniper_at(row, args.samples)
         versus = on["bound"] / at_n if at_n > 0 else float("inf")
-        print(f"{row.name:<16} {'yes' if row.private else 'no':>7} {row.dp_sniper:>9.4f} {at_n:>7.4f} {off['bound']:>8.4f} "
-              f"{off['ratio']:>6.2f} {on['bound']:>8.4f} {on['ratio']:>6.2f} {versus:>6.2f} {off['seconds']:>6.0f} "
-              f"{on['seconds']:>6.0f}  [{on['family']}] {on['event'][:70]}", flush=True)
+        print(f"{row.name:<16} {'yes' if row.private else 'no':>7} {row.dp_sniper:>9.4f} {at_n:>7.4f} "
+              f"{off['bound']:>8.4f} {off['ratio']:>6.2f} {on['bound']:>8.4f} {on['ratio']:>6.2f} {versus:>6.2f} "
+              f"{off['seconds']:>6.0f} {on['seconds']:>6.0f}  [{on['family']}] {on['event'][:70]}", flush=True)
         flagged = [name for name, r in (("off", off), ("on", on)) if row.private and r["verdict"] == "violation"]
         if flagged:
             print(f"  !! correct mechanism flagged ({', '.join(flagged)})")
         rows.append({"mechanism": row.name, "private": row.private, "pair": row.pair, "dp_sniper": row.dp_sniper,
-                     "dp_sniper_event": row.dp_sniper_event, "dp_sniper_at_n": at_n, "note": row.note, "learned_off": off, "learned_on": on})
+                     "dp_sniper_event": row.dp_sniper_event, "dp_sniper_at_n": at_n, "note": row.note,
+                     "learned_off": off, "learned_on": on})
     write_results(RESULTS, seed=args.seed, confidence=CONFIDENCE, started=started, samples=args.samples, rows=rows)
 
 

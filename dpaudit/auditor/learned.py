@@ -46,7 +46,6 @@ depends on how the classifier was trained or chosen.
 from __future__ import annotations
 
 import math
-import time
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -86,8 +85,8 @@ class OutputFeatures:
     """The feature map phi of the module docstring for rows of ``width`` coordinates.
 
     ``specials`` are the atom values with their own flags; per-coordinate features (raw values,
-    flags) are kept for widths up to ``MAX_COORDINATE_FEATURES``, the order statistics for the
-    ``ORDER_STATISTICS`` smallest and largest values beyond that.
+    flags) are kept for widths up to ``MAX_COORDINATE_FEATURES``; every order statistic up to width
+    2 x ``ORDER_STATISTICS``, beyond that the ``ORDER_STATISTICS`` smallest and largest.
     """
 
     width: int
@@ -259,7 +258,7 @@ def _thresholded(learned: LearnedScore, held_a: np.ndarray, held_b: np.ndarray, 
 
 
 def learned_events(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> tuple[list[Scored], list[str]]:
-    """The learned events of one pair's search rows (best threshold per direction) and a timing note.
+    """The learned events of one pair's search rows (best threshold per direction) and a note on the fit.
 
     Trained on the rows whose index is a multiple of ``TRAIN_EVERY`` (at most ``MAX_TRAIN`` per
     side, and at most ``MAX_TRAIN_VALUES`` feature values: wide outputs train on fewer rows; the
@@ -271,14 +270,12 @@ def learned_events(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> tup
     rows_a, rows_b = np.asarray(rows_a), np.asarray(rows_b)
     if rows_a.ndim != 2 or rows_a.shape[1] < 2 or min(rows_a.shape[0], rows_b.shape[0]) < 2 * TRAIN_EVERY:
         return [], []
-    started = time.perf_counter()
-    features = OutputFeatures.fit(np.vstack([rows_a[0::TRAIN_EVERY][:SPECIAL_ROWS], rows_b[0::TRAIN_EVERY][:SPECIAL_ROWS]]))
+    features = OutputFeatures.fit(np.vstack([rows[0::TRAIN_EVERY][:SPECIAL_ROWS] for rows in (rows_a, rows_b)]))
     cap = max(1_000, min(MAX_TRAIN, MAX_TRAIN_VALUES // len(features.names())))
     fit_a, fit_b = rows_a[0::TRAIN_EVERY][:cap], rows_b[0::TRAIN_EVERY][:cap]
     held = [np.delete(rows, np.s_[0::TRAIN_EVERY], axis=0) for rows in (rows_a, rows_b)]
     learned = _train(features, features.matrix(fit_a), features.matrix(fit_b))
     found = [] if learned is None else _thresholded(learned, held[0], held[1], score)
     note = (f"learned events: logistic regression on {len(features.names())} features of {fit_a.shape[0]} + "
-            f"{fit_b.shape[0]} search rows, thresholds on the other {held[0].shape[0]} + {held[1].shape[0]}, "
-            f"{time.perf_counter() - started:.1f} s")
+            f"{fit_b.shape[0]} search rows, thresholds on {held[0].shape[0]} + {held[1].shape[0]} others")
     return [s for s in found if math.isfinite(s.objective)], [note]

@@ -41,7 +41,8 @@ def laplace_histogram(epsilon: float, width: int = 4) -> Mechanism:
         q = np.asarray(q, dtype=float)
         return snap_to_grid(q + rng.laplace(0.0, 1.0 / epsilon, (n, q.size)), 1.0 / epsilon)
 
-    return Mechanism(name="test-laplace-histogram", claim=PureDP(epsilon), neighbours=QueryDistance(1.0), sampler=sample)
+    return Mechanism(name="test-laplace-histogram", claim=PureDP(epsilon), neighbours=QueryDistance(1.0),
+                     sampler=sample)
 
 
 HALF_UP = (1.0,) * 5 + (0.0,) * 5
