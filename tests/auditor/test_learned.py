@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 
 import numpy as np
 import pytest
@@ -100,6 +101,21 @@ def test_a_learned_event_is_rebuilt_exactly_from_its_spec_and_from_a_search_reco
     assert chosen[0].event == event and chosen[0].family == found[0].family
     assert np.array_equal(chosen[0].event.contains(fresh), event.contains(fresh))
     assert event.describe().startswith("logistic regression score")
+    assert pickle.loads(pickle.dumps(event)) == event  # what a worker process receives
+
+
+@pytest.mark.statistical
+def test_an_audit_resumed_from_its_checkpoint_verifies_the_same_learned_event(tmp_path):
+    # Same setting as the power test below, where the learned event wins the search.
+    kwargs = dict(pair=(HALF_UP, HALF_DOWN), samples=200_000, seed=1, checks=None, early_stopping=False,
+                  executor="in-process", checkpoint=str(tmp_path / "audit.ckpt"))
+    first = audit(svt_no_cutoff(0.1), **kwargs)
+    stored = json.loads((tmp_path / "audit.ckpt").read_text())["search"]
+    assert stored["events"][0]["spec"]["type"] == "learned"
+    resumed = audit(svt_no_cutoff(0.1), **kwargs)  # the search comes from the file, the counts too
+    assert resumed.run["resumed_chunks"] > 0
+    assert resumed.event_spec == first.event_spec and resumed.hits == first.hits
+    assert resumed.epsilon_lower_bound == first.epsilon_lower_bound
 
 
 def test_audit_learned_false_keeps_the_learned_family_out():
