@@ -175,8 +175,8 @@ def audit(
         ``"sensitivity"`` falsifies the declared sensitivity (deterministic, seconds; not default).
         None or ``()`` turns them off.  Each finding lands in ``AuditResult.findings``.
     learned : bool
-        On vector outputs, add the learned events of :mod:`.learned` (a logistic regression and a
-        small perceptron trained on the search samples, their scores thresholded) to the search.
+        On vector outputs, add the learned events of :mod:`.learned` to the search: a logistic
+        regression trained on a quarter of the search samples, its score thresholded on the rest.
 
     Returns
     -------

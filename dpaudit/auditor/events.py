@@ -263,7 +263,8 @@ def _feature_from_dict(spec: dict[str, Any]) -> Feature:
 
 
 def event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
-    """Inverse of ``event.as_dict()`` for every event type of this module, :mod:`.leak_events` and :mod:`.learned`.
+    """Inverse of ``event.as_dict()`` for every event type of this module, of :mod:`.leak_events` and of
+    :mod:`.learned`.
 
     ``noise`` is the mechanism's exposed float noise, needed by the float-support event only.
     """

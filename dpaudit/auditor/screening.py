@@ -24,8 +24,8 @@ the input in their low bits wins the screening on that signal.
 
 The rest of the search budget (at least half), fresh, plus the winner's screening draws choose the
 events by the strict search alone (:func:`.search.search_events`, and on vector outputs the
-classifier-based events of :mod:`.learned`, trained on the even-indexed rows and thresholded on the
-odd-indexed ones), as with a given pair.  The learned family runs on the winner only: training a
+classifier-based events of :mod:`.learned`, trained on every fourth row and thresholded on the
+others), as with a given pair.  The learned family runs on the winner only: training a
 classifier per pair and round would multiply the screening's cost.  The
 held-out score only chooses the pair: among the near-identical high-mass events of a well-behaved
 mechanism (Laplace) its noise would pick a slightly worse event than the strict order does, and a
