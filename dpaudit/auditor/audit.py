@@ -141,6 +141,7 @@ def audit(
     checks: Any = "default",
     d_in: Any = None,
     randomness: str | None = None,
+    learned: bool = True,
 ) -> AuditResult:
     """Lower-bound, with confidence ``confidence``, the epsilon that ``target`` realises.
 
@@ -215,6 +216,9 @@ def audit(
         ``numpy.random.RandomState``, a ``random.Random``) or ``"own"`` when it takes none; read
         from its signature when absent (:meth:`dpaudit.Mechanism.from_callable`).  With ``"own"``
         the result says ``reproducible=False``.
+    learned : bool
+        On vector outputs, add the learned events of :mod:`.learned` to the search: a logistic
+        regression trained on a quarter of the search samples, its score thresholded on the rest.
 
     Returns
     -------
@@ -243,6 +247,8 @@ def audit(
         check_positive_int("workers", workers)
     if not isinstance(early_stopping, (bool, np.bool_)):
         raise InvalidArgument(f"early_stopping={early_stopping!r} must be True or False")
+    if not isinstance(learned, (bool, np.bool_)):
+        raise InvalidArgument(f"learned={learned!r} must be True or False")
     if progress is not None and not isinstance(progress, (bool, np.bool_)):
         raise InvalidArgument(f"progress={progress!r} must be True, False or None (a bar when stderr is a terminal)")
     checks = check_names(checks)
@@ -301,6 +307,7 @@ def audit(
             "candidates": candidates,
             "early_stopping": bool(early_stopping),
             "checks": list(checks),
+            "learned": bool(learned),
         }
         if mechanism.randomness != "generator":  # how the function is called decides what its outputs are
             fingerprint["randomness"] = mechanism.randomness
@@ -319,7 +326,7 @@ def audit(
             outcome, chosen = outcome_from_record(store.search, mechanism.noise)
             bar.advance(2 * outcome.samples)
         else:
-            outcome = search_stage(draws, pairs, n_search, score, rescore, checks)
+            outcome = search_stage(draws, pairs, n_search, score, rescore, checks, bool(learned))
             chosen = [replace(s, event=labelled(s.event, draws.coding)) for s in _distinct(outcome.found, candidates)]
             if store is not None:
                 store.set_search(search_record(outcome, chosen))

@@ -314,7 +314,8 @@ def _optional_tuple(values: Any) -> Any:
 
 
 def event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
-    """Inverse of ``event.as_dict()`` for every event type of this module and of :mod:`.leak_events`.
+    """Inverse of ``event.as_dict()`` for every event type of this module, of :mod:`.leak_events` and of
+    :mod:`.learned`.
 
     ``noise`` is the mechanism's exposed float noise, needed by the float-support event only.
     """
@@ -323,6 +324,10 @@ def event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
         from .leak_events import leak_event_from_dict
 
         return leak_event_from_dict(spec, noise)
+    if kind == "learned":
+        from .learned import learned_event_from_dict
+
+        return learned_event_from_dict(spec)
     if kind == "threshold":
         return Threshold(_feature_from_dict(spec["feature"]), float(spec["t"]), bool(spec["upper"]))
     if kind == "interval":
@@ -347,7 +352,7 @@ def event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
         )
     raise ValueError(
         f"event type={kind!r} must be one of threshold, interval, values, bins, rows, atom-threshold, lattice, "
-        "float-support, difference"
+        "float-support, difference, learned"
     )
 
 

@@ -23,7 +23,10 @@ The leak-check families (:mod:`.leak_events`) take part in both scores: a pair w
 the input in their low bits wins the screening on that signal.
 
 The rest of the search budget (at least half), fresh, plus the winner's screening draws choose the
-events by the strict search alone (:func:`.search.search_events`), as with a given pair.  The
+events by the strict search alone (:func:`.search.search_events`, and on vector outputs the
+classifier-based events of :mod:`.learned`, trained on every fourth row and thresholded on the
+others), as with a given pair.  The learned family runs on the winner only: training a
+classifier per pair and round would multiply the screening's cost.  The
 held-out score only chooses the pair: among the near-identical high-mass events of a well-behaved
 mechanism (Laplace) its noise would pick a slightly worse event than the strict order does, and a
 rule that switches to a held-out candidate only when it beats the strict winner by two standard
@@ -49,6 +52,7 @@ import numpy as np
 
 from .leak_events import CoordinateDifference
 from .leak_families import leak_families
+from .learned import learned_events
 from .sampling import Draws
 from .search import Scored, Scorer, search_events
 
@@ -195,12 +199,13 @@ def search_stage(
     score: Scorer,
     rescore: Scorer,
     checks: tuple[str, ...] = (),
+    learned: bool = True,
 ) -> SearchOutcome:
     """Screen ``pairs`` by successive halving, then search events on the winner (see the module docstring).
 
     ``score`` is the strict search bound, ``rescore`` the expected verified bound of the held-out
-    re-scoring.  The leak-check families named in ``checks`` (:mod:`.leak_events`) join the event
-    search on the winner.
+    re-scoring.  The leak-check families named in ``checks`` (:mod:`.leak_events`) and, when
+    ``learned``, the learned events (:mod:`.learned`) join the event search on the winner.
 
     The searches run on threads of this call (started here, stopped before it returns, so nothing is
     left to a forked child): they are pure functions of each pair's draws, so the order they finish in
@@ -211,7 +216,7 @@ def search_stage(
     """
     threads = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="dpaudit-search")
     try:
-        return _search_stage(threads, draws, pairs, n_search, score, rescore, checks)
+        return _search_stage(threads, draws, pairs, n_search, score, rescore, checks, learned)
     finally:  # an error or an interrupt: the searches not started yet never start
         threads.shutdown(wait=True, cancel_futures=True)
 
@@ -224,6 +229,7 @@ def _search_stage(
     score: Scorer,
     rescore: Scorer,
     checks: tuple[str, ...],
+    learned: bool,
 ) -> SearchOutcome:
     pools: dict[int, list[list[np.ndarray]]] = {}
     survivors = list(range(len(pairs)))
@@ -267,7 +273,10 @@ def _search_stage(
     categorical = draws.coding.categorical
     leak_search = threads.submit(numeric_leak_families, draws.mechanism, (a, b), rows_a, rows_b, score, checks,
                                  categorical)
+    # Label codes are hashes, not quantities a linear score could weigh: learned events skip such outputs.
+    learned_search = threads.submit(learned_events, rows_a, rows_b, score) if learned and not categorical else None
     found = search_events(rows_a, rows_b, score, categorical=categorical)
     leaks, notes = leak_search.result()
-    found = _ranked(found + leaks)
-    return SearchOutcome(winner, found, spent + fresh, tuple(rounds), tuple(notes))
+    trained, timing = learned_search.result() if learned_search is not None else ([], [])
+    found = _ranked(found + leaks + trained)
+    return SearchOutcome(winner, found, spent + fresh, tuple(rounds), tuple(notes + timing))

@@ -171,6 +171,7 @@ def _print_result(result: Any, reproduction: str) -> None:
 @click.option("--no-early-stop", is_flag=True, help="Verify the whole budget in one look (no sequential stopping).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when it is a terminal).")
 @click.option("--no-float-checks", is_flag=True, help="Leave out the float lattice and float-support event families.")
+@click.option("--no-learned-events", is_flag=True, help="Leave out the learned events (a classifier's score) on vector outputs.")
 @click.option("--no-correlation-check", is_flag=True, help="Leave out the correlated-noise events of vector outputs.")
 @click.option("--sensitivity-check", is_flag=True, help="Also falsify the declared sensitivity (slow: seconds).")
 @click.option("--no-draw-count", is_flag=True, help="Do not record the random draws of each run of a one-run function.")
@@ -200,6 +201,7 @@ def audit(
     progress: bool | None,
     no_float_checks: bool,
     no_correlation_check: bool,
+    no_learned_events: bool,
     sensitivity_check: bool,
     no_draw_count: bool,
     wall_time: bool,
@@ -250,6 +252,7 @@ def audit(
             checks=checks,
             d_in=d_in,
             randomness=randomness,
+            learned=not no_learned_events,
         )
     except MechanismError as exc:
         raise MechanismError(f"{_options_hint(exc)} (rerun with --seed {seed})") from exc
@@ -267,7 +270,8 @@ def audit(
                            (f"--d-in {d_in_json}", d_in is not None),
                            (f"--search-samples {search_samples}", search_samples is not None), ("--no-early-stop", no_early_stop), ("--no-float-checks", no_float_checks),
                            ("--no-correlation-check", no_correlation_check), ("--sensitivity-check", sensitivity_check),
-                           ("--no-draw-count", no_draw_count), ("--wall-time", wall_time))
+                           ("--no-draw-count", no_draw_count), ("--wall-time", wall_time),
+                           ("--no-learned-events", no_learned_events))
         if used
     )
     if as_json:
