@@ -13,7 +13,8 @@ root), so one seed reproduces the whole audit whatever executes it::
       |- (3, 0, s, c)        probabilistic-DP bad-set test: search samples, side s, chunk c (:mod:`.probabilistic`)
       |- (3, 1, s, c)        probabilistic-DP bad-set test: verification, side s of the ordered pair, chunk c
       |- (3, 2)              probabilistic-DP bad-set test: the Poisson sample sizes
-      '- (4,)                side-channel findings: the runs of M(a) an example in the event is taken from
+      |- (4,)                side-channel findings: the runs of M(a) an example in the event is taken from
+      '- (5,)                side-channel findings: the runs of M(b) whose side channel is swapped in
 
 Side s is 0 for input a and 1 for input b.  Chunk c of a stream of n draws has the rows given by
 :func:`.executors.chunk_sizes` (a function of n and the output width only), so chunk outputs do not

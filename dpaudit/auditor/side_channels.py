@@ -272,23 +272,28 @@ def _feature_reads(feature: Any, coordinate: int) -> bool:
 
 
 EXAMPLE_RUNS = 256
-"""Runs of M(a) drawn (at spawn address ``(4,)`` of the audit's seed) to show one output in a side-channel event."""
+"""Runs of M(a) and M(b) drawn (spawn addresses ``(4,)`` and ``(5,)`` of the audit's seed) to decide
+whether an event reads a side channel, and to show a run in it."""
 
 
-def _runs_of(data: Any, draws: Any) -> np.ndarray:
-    """``EXAMPLE_RUNS`` runs of M(data) at spawn address ``(4,)`` (illustration only: no bound uses them)."""
+def _runs_of(data: Any, draws: Any, address: int = 4) -> np.ndarray:
+    """``EXAMPLE_RUNS`` runs of M(data) at spawn address ``(address,)`` (illustration only: no bound uses them)."""
     from .sampling import generator
 
-    rows = draws.mechanism.sample(data, EXAMPLE_RUNS, generator(draws.seed, (4,)))
+    rows = draws.mechanism.sample(data, EXAMPLE_RUNS, generator(draws.seed, (address,)))
     return rows.reshape(rows.shape[0], -1)
 
 
-def _depends(event: Any, rows: np.ndarray, coordinate: int) -> bool:
-    """Whether membership in ``event`` changes on ``rows`` when each run's ``coordinate`` is swapped with
-    the next run's: an event that reads a constant or ignored column does not change."""
-    swapped = rows.copy()
-    swapped[:, coordinate] = np.roll(rows[:, coordinate], 1)
-    return bool(np.any(event.contains(rows) != event.contains(swapped)))
+def _depends(event: Any, rows: np.ndarray, others: np.ndarray, coordinate: int) -> bool:
+    """Whether membership in ``event`` changes on ``rows`` (runs of M(a)) when each run's ``coordinate``
+    is swapped with another run's, of M(a) or of M(b) (``others``): an event that ignores the column,
+    or reads a value both inputs give every run, does not change."""
+    changed = False
+    for source in (np.roll(rows[:, coordinate], 1), others[: rows.shape[0], coordinate]):
+        swapped = rows[: source.shape[0]].copy()
+        swapped[:, coordinate] = source
+        changed |= bool(np.any(event.contains(rows[: source.shape[0]]) != event.contains(swapped)))
+    return changed
 
 
 def _example(event: Any, rows: np.ndarray, coding: Any) -> dict[str, Any] | None:
@@ -309,10 +314,11 @@ def side_channel_findings(measured: list[Any], claim: Any, confidence: float, dr
     """One finding per verified event that reads a side channel and whose verified bound exceeds the claim.
 
     ``draws`` is the audit's :class:`~.sampling.Draws`: its coding names the columns, and
-    ``EXAMPLE_RUNS`` runs of M(a) drawn from its mechanism at spawn address ``(4,)`` decide whether
-    the event reads the side channel (its membership changes when the side channel of each run is
-    swapped with another run's: an event on a constant draw count, or one that ignores it, is no
-    side-channel finding) and give a run in the event.  They label the finding only; its bound is
+    ``EXAMPLE_RUNS`` runs of M(a) and of M(b) drawn from its mechanism at spawn addresses ``(4,)`` and
+    ``(5,)`` decide whether the event reads the side channel (its membership on the runs of M(a)
+    changes when the side channel of each is swapped with another run's, of M(a) or M(b): an event
+    that ignores it, or reads a count every run of both inputs has, is no side-channel finding) and
+    give a run in the event.  They label the finding only; its bound is
     the verification's.
     """
     from .result import plain
@@ -328,8 +334,8 @@ def side_channel_findings(measured: list[Any], claim: Any, confidence: float, dr
         read = [check for check, coordinate in where.items() if _reads(m.scored.event, coordinate)]
         if not read:
             continue
-        rows = _runs_of(m.pair[0], draws)
-        read = [check for check in read if _depends(m.scored.event, rows, where[check])]
+        rows, others = _runs_of(m.pair[0], draws), _runs_of(m.pair[1], draws, 5)
+        read = [check for check in read if _depends(m.scored.event, rows, others, where[check])]
         if not read:
             continue
         (ka, kb), (na, nb) = m.hits, m.sizes

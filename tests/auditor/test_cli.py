@@ -118,7 +118,7 @@ def test_executor_checkpoint_and_check_options(targets, tmp_path):
     first = run(*args)
     assert first.exit_code in (0, 3), first.output
     document = json.loads(first.output)
-    assert document["checks"] == ["correlated-noise"] and document["stopping"]["looks"] == [5000]
+    assert document["checks"] == ["correlated-noise", "draw-count"] and document["stopping"]["looks"] == [5000]
     assert document["run"]["executor"] == "in-process" and checkpoint.exists()
     again = json.loads(run(*args).output)
     assert again["run"]["resumed_chunks"] > 0 and again["epsilon_lower_bound"] == document["epsilon_lower_bound"]

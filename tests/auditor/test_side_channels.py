@@ -233,16 +233,29 @@ def test_exact_fixed_draw_samplers_pass_over_20_seeds(function, epsilon, pair, n
 # Wall time (off by default) and the command line
 
 
+_CLOCK = {"now": 0}
+
+
+def _fake_perf_counter_ns() -> int:
+    _CLOCK["now"] += 1_000  # every reading 1 us after the last
+    return _CLOCK["now"]
+
+
 def _slow_when_one(bit, rng: np.random.Generator):
     if bit:
-        time.sleep(0.002)
+        _CLOCK["now"] += 2_000_000  # a run on input 1 takes 2 ms longer, on the simulated clock
     return bit if rng.random() < 0.75 else 1 - bit
 
 
 @pytest.mark.statistical
-def test_wall_time_is_recorded_only_when_asked_for_and_sees_a_sleep():
-    """Runs on input 1 sleep >= 2 ms, runs on input 0 take microseconds: a load that delays most fast
-    runs by 2 ms is needed to hide it.  The output itself is ln 3-DP, under the claim 2."""
+def test_wall_time_is_recorded_only_when_asked_for_and_sees_a_sleep(monkeypatch):
+    """Runs on input 1 take 2 ms longer than runs on input 0.  The clock is simulated (each reading
+    1 us after the last, plus the 2 ms of a slow run), so machine load cannot move the result: the
+    test checks the recording, the search on ``wall_ns`` and the finding, not the machine's timer.
+    Every run on input 1 times >= 2 ms and every run on input 0 < 2 ms, so the event wall_ns > t
+    separates the inputs completely (support mismatch: 200 of 200 against 0 of 200).  The output
+    itself is ln 3-DP, under the claim 2."""
+    monkeypatch.setattr("dpaudit.auditor.side_channels.time.perf_counter_ns", _fake_perf_counter_ns)
     default = audit(_slow_when_one, epsilon=2.0, pair=(0, 1), samples=200, seed=1, executor="in-process")
     assert "wall-time" not in default.checks and default.verdict is not Verdict.VIOLATION
     timed = audit(_slow_when_one, epsilon=2.0, pair=(0, 1), samples=200, seed=1, executor="in-process",
