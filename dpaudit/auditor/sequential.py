@@ -31,8 +31,16 @@ Stopping rules, checked after each look before the last:
   claim never stops this way (its best event's log-ratio equals the claim), so tightness at the claim
   is kept; one well inside its claim stops early.
 
+Two levels, one set of looks.  The audit reports an *estimate* at ``confidence`` and takes its
+*verdict* at a stricter ``verdict_confidence`` (:mod:`.audit`); the verdict's alpha' = 1 -
+verdict_confidence is spent over the same looks in the same proportions (alpha'_j = alpha' n_j /
+sum n_i), so the argument above holds for each running maximum separately, on the same counts.
+The violation stop uses the verdict's running maximum (a claim is refuted only at the verdict
+level); the futility stop uses the estimate's alpha_j as before (it may only cost power).
+
 Sequential p-values: p_seq = min over looks j <= tau of p_j * alpha / alpha_j (Bonferroni over looks,
-valid for the same reason).
+valid for the same reason).  The ratio alpha / alpha_j is the same for both levels, so one p-value
+serves both: an event refutes at level 1 - a exactly when p_seq <= a.
 """
 
 from __future__ import annotations
@@ -54,11 +62,16 @@ FUTILITY_SHARE = 0.2
 
 @dataclass(frozen=True)
 class Schedule:
-    """Cumulative Poisson means ``sizes`` of the looks and the alpha spent at each."""
+    """Cumulative Poisson means ``sizes`` of the looks and the alpha spent at each.
+
+    ``alphas`` spend 1 - confidence (the estimate's), ``verdict_alphas`` 1 - verdict_confidence (the
+    verdict's), in the same proportions; ``futility_alphas`` are FUTILITY_SHARE x ``alphas``.
+    """
 
     sizes: tuple[int, ...]
     alphas: tuple[float, ...]
     futility_alphas: tuple[float, ...]
+    verdict_alphas: tuple[float, ...]
 
     @property
     def looks(self) -> int:
@@ -75,24 +88,32 @@ class Schedule:
         return (
             f"alpha spending over {self.looks} looks at {shares} samples per side, alpha_j proportional to the look "
             f"size (Bonferroni over looks: the running maximum of the bounds keeps the stated confidence under "
-            f"any stopping); stop at a look when the bound exceeds the claim (violation) or when every verified "
+            f"any stopping; the verdict's alpha is spent over the same looks in the same proportions); stop at a "
+            f"look when the bound at the verdict level exceeds the claim (violation) or when every verified "
             f"event's upper bound is below it (futility, {FUTILITY_SHARE:g} x alpha_j)"
         )
 
     def as_dict(self) -> dict[str, Any]:
-        return {"sizes": list(self.sizes), "alphas": list(self.alphas), "futility_alphas": list(self.futility_alphas)}
+        return {"sizes": list(self.sizes), "alphas": list(self.alphas), "futility_alphas": list(self.futility_alphas),
+                "verdict_alphas": list(self.verdict_alphas)}
 
 
-def schedule(samples: int, confidence: float, early_stopping: bool = True) -> Schedule:
-    """Looks at ``samples / 2^(K - j)``, K - 1 = min(MAX_DOUBLINGS, log2(samples / MIN_FIRST_LOOK)) doublings."""
+def schedule(samples: int, confidence: float, early_stopping: bool = True,
+             verdict_confidence: float | None = None) -> Schedule:
+    """Looks at ``samples / 2^(K - j)``, K - 1 = min(MAX_DOUBLINGS, log2(samples / MIN_FIRST_LOOK)) doublings.
+
+    ``verdict_confidence`` (default ``confidence``) sets the verdict's alphas over the same looks.
+    """
     alpha = 1.0 - confidence
+    verdict_alpha = alpha if verdict_confidence is None else 1.0 - verdict_confidence
     doublings = 0
     if early_stopping and samples >= 2 * MIN_FIRST_LOOK:
         doublings = min(MAX_DOUBLINGS, int(math.floor(math.log2(samples / MIN_FIRST_LOOK))))
     sizes = [int(round(samples / 2 ** (doublings - j))) for j in range(doublings)] + [int(samples)]
     total = float(sum(sizes))
     alphas = tuple(alpha * n / total for n in sizes)
-    return Schedule(tuple(sizes), alphas, tuple(FUTILITY_SHARE * a for a in alphas))
+    return Schedule(tuple(sizes), alphas, tuple(FUTILITY_SHARE * a for a in alphas),
+                    tuple(verdict_alpha * n / total for n in sizes))
 
 
 def upper_bound(method: str, ka: int, na: float, kb: int, nb: float, confidence: float, delta: float = 0.0) -> float:
