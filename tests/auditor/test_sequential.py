@@ -22,6 +22,14 @@ def test_schedule_doubles_and_spends_alpha_exactly():
     assert schedule(10**6, 0.95, early_stopping=False).sizes == (10**6,)
     assert schedule(1_500, 0.95).sizes == (1_500,)  # too small for a first look of >= 1000
     assert "alpha spending over 5 looks" in plan.describe()
+    assert plan.verdict_alphas == plan.alphas  # one level unless a verdict level is given
+
+
+def test_the_verdicts_alpha_is_spent_over_the_same_looks():
+    plan = schedule(10**6, 0.95, verdict_confidence=0.999)
+    assert math.isclose(sum(plan.verdict_alphas), 0.001)
+    assert all(math.isclose(v / a, 0.001 / 0.05) for v, a in zip(plan.verdict_alphas, plan.alphas))
+    assert plan.futility_alphas == tuple(0.2 * a for a in plan.alphas)  # futility stays with the estimate
 
 
 def test_upper_bound_mirrors_the_lower_bound():
