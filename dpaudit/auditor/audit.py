@@ -25,7 +25,9 @@ estimate at ``confidence`` (default 0.95); the verdict is taken at ``verdict_con
 from the same looks and the same counts: the verdict's alpha' = 1 - verdict_confidence has its own
 spending schedule over the looks and the same Bonferroni split over the candidates
 (:mod:`.sequential`), so ``verdict_epsilon_lower_bound`` is a lower confidence bound at level
-verdict_confidence.  The verdict is *violation* when that bound exceeds the claimed epsilon at the
+verdict_confidence.  An audit whose estimate lies above the claim and whose verdict-level bound does
+not after the planned N may extend to 2N and 4N samples per side to settle it (alpha set aside for
+those looks in advance, :mod:`.sequential`).  The verdict is *violation* when that bound exceeds the claimed epsilon at the
 claimed delta, or when a check proves the claim false outright (a leak event with P_b(S) = 0 proved
 and a fresh output of M(a) in it, for a pure claim: :func:`.leak_events.certifies`; a sensitivity
 counterexample); otherwise *underpowered* when :func:`.bounds.reach` at the verdict's level falls
@@ -250,8 +252,8 @@ def audit(
     # verified bound, counts n_v p^ at n_v = N.  (At the estimate's level it prefers smaller-mass
     # events, whose verdict-level bound is lower: svt-lyu-4 at 10^6, seed 102, passed that way with
     # 0.0915 at the verdict's level; this way seeds 100..107 are all flagged, benchmarks/README.md.)
-    verification_alpha = schedule(n, _adp_confidence(verdict_confidence, probabilistic),
-                                  bool(early_stopping)).alphas[-1]
+    planned = schedule(n, _adp_confidence(verdict_confidence, probabilistic), bool(early_stopping))
+    verification_alpha = planned.alphas[planned.planned - 1]
     verification_level = 1.0 - verification_alpha / candidates
 
     def rescore(ka, na, kb, nb):
@@ -353,7 +355,7 @@ def _result(mechanism, claim, method, n, seed, levels, plan, checked, outcome, p
         )
         for m, h in zip(measured, holm)
     )
-    final_level = 1.0 - plan.verdict_alphas[-1] / max(1, len(measured))
+    final_level = 1.0 - plan.verdict_alphas[plan.planned - 1] / max(1, len(measured))  # the planned budget's
     reach = bounds.reach(method, n, claim.epsilon, float(claim.delta), final_level)
     if records:
         best = max(records, key=lambda r: r.epsilon_lower_bound)
@@ -375,9 +377,10 @@ def _result(mechanism, claim, method, n, seed, levels, plan, checked, outcome, p
     notes = list(notes)
     if support_mismatch:
         notes.append("support mismatch: epsilon = inf suspected; the bound is capped by the sample size")
-    if plan.looks > 1:
+    if plan.planned > 1 or checked.look > plan.planned:
+        of = f"{plan.planned}" if checked.look <= plan.planned else f"{plan.planned} planned + {plan.looks - plan.planned} extension"
         notes.append(
-            f"early stopping: stopped at look {checked.look} of {plan.looks} after {checked.samples_used} of {n} "
+            f"early stopping: stopped at look {checked.look} of {of} after {checked.samples_used} of {n} "
             f"samples per side ({checked.reason})"
         )
     delta_lb = None
@@ -403,6 +406,7 @@ def _result(mechanism, claim, method, n, seed, levels, plan, checked, outcome, p
         "looks": list(plan.sizes),
         "alphas": list(plan.alphas),
         "verdict_alphas": list(plan.verdict_alphas),
+        "planned_looks": plan.planned,
         "stopped_at": checked.look,
         "samples_used": checked.samples_used,
         "fraction_used": checked.samples_used / n,

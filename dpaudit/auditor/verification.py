@@ -5,7 +5,8 @@ sizes, ``(1, 1, j, side, chunk)`` for the draws; :mod:`.sampling`), counts the h
 event, and bounds each event on the cumulative counts twice: at 1 - alpha_j / C (the estimate) and
 at 1 - alpha'_j / C (the verdict's level; :mod:`.sequential` gives both schedules and why each
 running maximum keeps its stated confidence).  A violation is decided, and the stage stops for it,
-on the verdict's running maximum only.
+on the verdict's running maximum only.  After the planned looks it goes on to the extension looks
+only when the estimate lies above the claim and the verdict's bound does not.
 """
 
 from __future__ import annotations
@@ -76,10 +77,11 @@ def verify(
     count = max(1, len(chosen))
     cumulative_a, cumulative_b = [0] * len(chosen), [0] * len(chosen)
     size_a = size_b = 0
-    reason, look, decided = "budget", plan.looks, None
+    reason, look, decided = "budget", 1, None
     level = 1.0 - plan.alphas[-1] / count
     verdict_level = 1.0 - plan.verdict_alphas[-1] / count
     for j, increment in enumerate(plan.increments()):
+        look = j + 1
         sizes = generator(draws.seed, (1, 0, j)).poisson(increment, size=2)
         size_a, size_b = size_a + int(sizes[0]), size_b + int(sizes[1])
         if chosen:
@@ -111,16 +113,21 @@ def verify(
             on_look(j + 1, best)
         if decisive > epsilon and decided is None:
             decided = j + 1
+        if j + 1 == plan.planned and not (best > epsilon and decisive <= epsilon):
+            break  # the extension looks are only for an estimate above the claim whose verdict's bound is not
         if j + 1 < plan.looks and measured:
             top = max(measured, key=lambda m: m.verdict_bound)
             # A support mismatch (no hit on the other side) keeps going: its bound is the sample-size
             # cap ln(k / ln(1/alpha_j)), which each doubling raises by about ln 2.
-            if decisive > epsilon and top.hits[1] > 0:
-                reason, look = "violation", j + 1
+            if decisive > epsilon and (top.hits[1] > 0 or j + 1 >= plan.planned):
+                reason = "violation"
                 break
             if all(u < epsilon for u in uppers):
-                reason, look = "futility", j + 1
+                reason = "futility"
                 break
-    if reason == "budget" and decided is not None:
+    extended = look > plan.planned
+    if extended:
+        reason = f"{reason} after extending beyond the planned budget: the estimate lay above the claim, the verdict's bound did not"
+    elif reason == "budget" and decided is not None:
         reason = f"budget (violation decided at look {decided}; support mismatch, bound capped by the sample size)"
     return Verification(measured, look, reason, level, verdict_level, plan.sizes[look - 1], decided)

@@ -168,7 +168,8 @@ def _verdict_bound(result: dict[str, Any]) -> str | None:
 def _stopping(stopping: dict[str, Any]) -> str:
     # The reason names the look a violation was certified at (``decided_at``) when it differs.
     return (
-        f"stopped at look {stopping['stopped_at']} of {len(stopping['looks'])} after {stopping['samples_used']} "
+        f"stopped at look {stopping['stopped_at']} of {stopping.get('planned_looks', len(stopping['looks']))} after "
+        f"{stopping['samples_used']} "
         f"samples per side ({_number(100 * stopping['fraction_used'], 3)} % of the budget): {escape(stopping['reason'])}"
     )
 

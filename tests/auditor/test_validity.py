@@ -58,20 +58,24 @@ def test_broken_twin_is_flagged(name):
     assert _flags(broken, pair) > ALLOWED
 
 
-# Seed 22 of the exactly 1-DP geometric mechanism at pair (0, 1), N = 5 000: the 0.95 estimate lands
-# above the claim (found by scanning seeds 0..59: seeds 22 and 46 do, 2 of 60 against up to 5 %
-# allowed).  The values are exact for the seed (same on every executor).
-TIGHT_SEED = 22
+# Seed 62 of the exactly 1-DP geometric mechanism at pair (0, 1), N = 5 000: the 0.95 estimate lands
+# above the claim (found by scanning seeds 0..99: seed 62 is the only one, against up to 5 % allowed).
+# It is "not significant" at the planned N, so the audit extends to 4N = 20 000 samples per side and
+# is still not significant there.  The values are exact for the seed (same on every executor).
+TIGHT_SEED = 62
 
 
 def test_an_estimate_just_above_a_tight_claim_is_not_a_violation():
     result = audit(fixtures.geometric(1.0), pair=(0, 1), samples=SAMPLES, seed=TIGHT_SEED, executor="in-process")
     assert result.confidence == 0.95 and result.verdict_confidence == DEFAULT_VERDICT_CONFIDENCE
-    assert result.epsilon_lower_bound == pytest.approx(1.0027067, abs=1e-6)  # the estimate: above the claim
-    assert result.verdict_epsilon_lower_bound == pytest.approx(0.9594950, abs=1e-6)  # the verdict's: below it
+    assert result.epsilon_lower_bound == pytest.approx(1.0234712, abs=1e-6)  # the estimate: above the claim
+    assert result.verdict_epsilon_lower_bound == pytest.approx(0.9624704, abs=1e-6)  # the verdict's: below it
     assert result.verdict is Verdict.PASS and result.decided_by == ""
-    assert "not significant" in result.reason and "1.003" in result.reason and "0.9595" in result.reason
-    assert "at the verdict's confidence 0.999 epsilon >= 0.9595 <= claimed 1" in result.summary()
+    assert "not significant" in result.reason and "1.023" in result.reason and "0.9625" in result.reason
+    assert "at the verdict's confidence 0.999 epsilon >= 0.9625 <= claimed 1" in result.summary()
+    stopping = result.stopping
+    assert stopping["planned_looks"] == 3 and stopping["stopped_at"] == 5 and stopping["samples_used"] == 4 * SAMPLES
+    assert "after extending beyond the planned budget" in stopping["reason"]
     # The same counts judged at the estimate's level are the bare violation the two levels avoid.
     old = audit(fixtures.geometric(1.0), pair=(0, 1), samples=SAMPLES, seed=TIGHT_SEED, executor="in-process",
                 verdict_confidence=0.95)
@@ -85,7 +89,7 @@ def test_a_stricter_confidence_is_also_the_verdicts_level():
                    confidence=1 - 1e-6)
     assert result.verdict_confidence == result.confidence == 1 - 1e-6
     assert result.verdict_epsilon_lower_bound == result.epsilon_lower_bound < 1.0
-    assert result.verdict is not Verdict.VIOLATION
+    assert result.verdict is Verdict.UNDERPOWERED  # 5 000 samples cannot certify 0.9 at 1 - 1e-6
 
 
 def test_power_is_kept_on_a_gallery_entry_at_the_default_budget():
