@@ -169,7 +169,9 @@ def audit(
         Neighbouring inputs; when absent they are searched (:mod:`dpaudit.auditor.pairs`).
     samples : int, optional
         Verification samples per side (default ``DEFAULT_SAMPLES``); the search stage spends
-        :func:`search_budget` more per side.
+        :func:`search_budget` more per side.  With ``early_stopping`` an audit whose estimate lies
+        above the claim while its verdict-level bound does not extends to at most 4 x ``samples``
+        (:mod:`.sequential`).
     search_samples : int, optional
         Search-stage samples per side instead of :func:`search_budget`, at least ``MIN_SAMPLES``.
     seed : int, optional
@@ -188,8 +190,8 @@ def audit(
     candidates : int
         How many of the best search-stage events to verify (Bonferroni-corrected).
     early_stopping : bool
-        Verify in growing batches and stop once the answer is certain (:mod:`.sequential`); with
-        False, one look at the full budget.
+        Verify in growing batches, stop once the answer is certain and extend when it is not
+        (:mod:`.sequential`); with False, one look at the full budget.
     executor : str or executor object
         ``"auto"`` (threads for ``thread_safe`` mechanisms; else in process, moving to a process
         pool when the remaining work is long), ``"in-process"``, ``"threads"``, ``"process-pool"``,

@@ -109,7 +109,8 @@ class AuditResult:
         Joint confidence of every estimate (``epsilon_lower_bound``, ``delta_lower_bound``, the
         candidates' ``epsilon_lower_bound``).
     samples : int
-        Verification samples per side (the Poisson mean; ``sample_sizes`` has the drawn sizes).
+        Planned verification samples per side (the Poisson mean; ``sample_sizes`` has the drawn sizes,
+        ``stopping["samples_used"]`` what was used: up to 4x ``samples`` when the audit extended).
     search_samples : int
         Search-stage samples per side, in total over pair screening and event selection.
     event, event_spec : str, dict

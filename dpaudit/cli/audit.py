@@ -111,7 +111,8 @@ def _print_result(result: Any, reproduction: str) -> None:
 )
 @click.option("--a", "a_json", default=None, metavar="JSON", help="First neighbouring input, as JSON.")
 @click.option("--b", "b_json", default=None, metavar="JSON", help="Second neighbouring input, as JSON.")
-@click.option("--samples", type=int, default=None, help="Verification samples per side (default 10^6).")
+@click.option("--samples", type=int, default=None,
+              help="Verification samples per side (default 10^6; up to 4x when the verdict is on the edge).")
 @click.option("--search-samples", type=int, default=None,
               help="Search-stage samples per side (default: half of --samples, at least 20 000, at most 500 000).")
 @click.option("--seed", type=int, default=None, help="Seed that reproduces the audit (default: drawn and printed).")
