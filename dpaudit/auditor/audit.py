@@ -79,6 +79,7 @@ from .probabilistic import bad_set_test
 from .progress import Progress
 from .result import AuditResult, Verdict, VerifiedEvent, from_plain, plain
 from .sampling import Draws, fresh_seed
+from .scopes import bounds_by_scope, describe, with_both_scopes
 from .screening import search_stage
 from .search import Scored
 from .search_record import outcome_from_record, search_record
@@ -294,7 +295,8 @@ def audit(
             bar.advance(2 * outcome.samples)
         else:
             outcome = search_stage(draws, pairs, n_search, score, rescore, checks)
-            chosen = _distinct(outcome.found, candidates)
+            # The best leak-family and own-family events are both verified (:mod:`.scopes`).
+            chosen = with_both_scopes(outcome.found, _distinct(outcome.found, candidates))
             if store is not None:
                 store.set_search(search_record(outcome, chosen))
         a, b = pairs[outcome.pair_index]
@@ -403,6 +405,9 @@ def _result(mechanism, claim, method, n, seed, levels, plan, checked, outcome, p
     if verdict is not Verdict.VIOLATION and deterministic:
         verdict, decided_by = Verdict.VIOLATION, "sensitivity"
         reason = f"the sensitivity check found {deterministic[0]['reason']}"
+    scopes = bounds_by_scope(list(records), checks, claim.epsilon, (confidence, verdict_confidence),
+                             decided_by in ("bound", "certificate"))
+    reason += describe(scopes, claim.epsilon)
     stopping = {
         "procedure": plan.describe(),
         "looks": list(plan.sizes),
@@ -447,6 +452,7 @@ def _result(mechanism, claim, method, n, seed, levels, plan, checked, outcome, p
         verdict_confidence=verdict_confidence,
         verdict_epsilon_lower_bound=verdict_bound,
         decided_by=decided_by,
+        bounds_by_scope=scopes,
     )
 
 

@@ -150,6 +150,13 @@ class AuditResult:
         For a violation, what decided it: ``"bound"`` (``verdict_epsilon_lower_bound`` exceeds the
         claim), ``"certificate"`` (a leak event with P_b(S) = 0 proved, see ``findings``),
         ``"probabilistic-dp"`` (the bad-set test) or ``"sensitivity"``; ``""`` otherwise.
+    bounds_by_scope : dict
+        When the search included leak families (:mod:`dpaudit.auditor.scopes`): ``implementation``
+        (every family) and ``algorithmic`` (the mechanism's own families only), each with its
+        estimate, its bound at the verdict's level, the confidences, the event and its family; the
+        ``decided_by`` scope of a violation decided by a verified event (``"algorithmic"`` or
+        ``"implementation"``, else None); ``candidates``, the Bonferroni divisor both share.
+        Empty when no leak family ran.
     """
 
     target: str
@@ -183,6 +190,7 @@ class AuditResult:
     verdict_confidence: float | None = None  # None only in results recorded before the two levels
     verdict_epsilon_lower_bound: float | None = None
     decided_by: str = ""
+    bounds_by_scope: dict[str, Any] = field(default_factory=dict)
 
     @property
     def violation(self) -> bool:

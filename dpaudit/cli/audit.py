@@ -78,6 +78,14 @@ def _print_result(result: Any, reproduction: str) -> None:
                    f"{result.claim.epsilon:g}" + (f" (decided by the {result.decided_by})" if result.decided_by else ""))
     if result.delta_lower_bound is not None:
         click.echo(f"  delta   >= {result.delta_lower_bound:.3g} at epsilon = {result.claim.epsilon:g}")
+    for scope in ("implementation", "algorithmic"):
+        entry = result.bounds_by_scope.get(scope)
+        if entry is not None:
+            click.echo(f"  {scope[:14]:<14}: epsilon >= {entry['epsilon_lower_bound']:.4f} at {entry['confidence']:g}, "
+                       f">= {entry['verdict_epsilon_lower_bound']:.4f} at {entry['verdict_confidence']:g} "
+                       f"[{entry['family']}] {entry['event']}")
+    if result.bounds_by_scope.get("decided_by"):
+        click.echo(f"  decided : by the {result.bounds_by_scope['decided_by']} bound")
     click.echo(f"  event   : {result.event}")
     click.echo(f"  pair    : a = {json.dumps(result.pair[0])}, b = {json.dumps(result.pair[1])}")
     click.echo(

@@ -137,6 +137,8 @@ def _audit(doc: dict[str, Any]) -> list[str]:
         ("method", f"{escape(result['method'])} bound at confidence {_number(result['confidence'], 6)}"
                    + (" (the estimate)" if _two_levels(result) else "")),
         ("verdict's bound", _verdict_bound(result)),
+        ("implementation bound", _scope(result, "implementation")),
+        ("algorithmic bound", _scope(result, "algorithmic")),
         ("reach", f"{_number(result['epsilon_reach'])} (best bound a mechanism exactly at its claim could give)"),
         ("samples", f"{result['samples']} verification + {result['search_samples']} search per side"),
         ("seed", str(result["seed"])),
@@ -163,6 +165,19 @@ def _verdict_bound(result: dict[str, Any]) -> str | None:
     return (f"ε ≥ {_number(result['verdict_epsilon_lower_bound'])} at confidence "
             f"{_number(result['verdict_confidence'], 6)}, the level the verdict is taken at (claimed "
             f"{_number(result['claim']['epsilon'])}){decided}")
+
+
+def _scope(result: dict[str, Any], name: str) -> str | None:
+    """One scope's bounds (:mod:`dpaudit.auditor.scopes`), and whether it decided the verdict."""
+    scopes = result.get("bounds_by_scope") or {}
+    entry = scopes.get(name)
+    if not entry:
+        return None
+    what = "every event family" if name == "implementation" else "the mechanism's own events, leak families off"
+    decided = " — **decided the verdict**" if scopes.get("decided_by") == name else ""
+    return (f"ε ≥ {_number(entry['epsilon_lower_bound'])} at {_number(entry['confidence'], 6)}, ≥ "
+            f"{_number(entry['verdict_epsilon_lower_bound'])} at {_number(entry['verdict_confidence'], 6)} on "
+            f"\[{escape(entry['family'])}\] {escape(entry['event'])} ({what}){decided}")
 
 
 def _stopping(stopping: dict[str, Any]) -> str:
