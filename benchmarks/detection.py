@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import dpaudit
+from dpaudit.auditor import DEFAULT_VERDICT_CONFIDENCE
 
 sys.path.insert(0, str(Path(__file__).parent))
 from tightness import write_results  # noqa: E402
@@ -128,7 +129,7 @@ def main() -> None:
     started = time.perf_counter()
     sizes = ladder(args.max_samples)
     flawed = [m for m in dpaudit.catalogue() if m.flawed]
-    print(f"confidence {CONFIDENCE} (estimate), verdict at {dpaudit.auditor.DEFAULT_VERDICT_CONFIDENCE}, seed {args.seed}, ladder {sizes[0]}..{sizes[-1]} (1-2-5) samples per side")
+    print(f"confidence {CONFIDENCE} (estimate), verdict at {DEFAULT_VERDICT_CONFIDENCE}, seed {args.seed}, ladder {sizes[0]}..{sizes[-1]} (1-2-5) samples per side")
     print(f"{'mechanism':<32} {'claim':<26} {'true':>6} {'check':>7} {'N flagged':>10} {'+search':>8} {'time s':>7} "
           f"{'ladder s':>8} {'bound':>8} {'bound@1e6':>9}  event at detection")
     rows = []
