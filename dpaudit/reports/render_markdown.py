@@ -177,7 +177,7 @@ def _scope(result: dict[str, Any], name: str) -> str | None:
     decided = " — **decided the verdict**" if scopes.get("decided_by") == name else ""
     return (f"ε ≥ {_number(entry['epsilon_lower_bound'])} at {_number(entry['confidence'], 6)}, ≥ "
             f"{_number(entry['verdict_epsilon_lower_bound'])} at {_number(entry['verdict_confidence'], 6)} on "
-            f"\[{escape(entry['family'])}\] {escape(entry['event'])} ({what}){decided}")
+            f"\\[{escape(entry['family'])}\\] {escape(entry['event'])} ({what}){decided}")
 
 
 def _stopping(stopping: dict[str, Any]) -> str:
