@@ -17,12 +17,14 @@ def _scored(family: str, objective: float) -> Scored:
     return Scored(event=f"{family}-{objective}", family=family, forward=True, objective=objective, hits_a=1, hits_b=0)
 
 
-def test_the_best_event_of_each_scope_is_verified():
+def test_the_best_own_event_is_verified_beside_leak_events():
     found = [_scored("lattice", 9.0), _scored("float-support", 8.0), _scored("threshold", 0.9), _scored("atom", 0.8)]
     assert [s.family for s in with_both_scopes(found, found[:1])] == ["lattice", "threshold"]
-    assert [s.family for s in with_both_scopes(found, found[2:3])] == ["threshold", "lattice"]
-    own = [s for s in found if s.family in ("threshold", "atom")]
-    assert with_both_scopes(own, own[:1]) == own[:1]  # no leak event found: one scope, nothing added
+    assert [s.family for s in with_both_scopes(found, found[:2])] == ["lattice", "float-support", "threshold"]
+    # An own event ranks first: the scopes share it, and the lower-ranked leak event is not added.
+    ranked = [found[2], found[0], found[3]]
+    assert with_both_scopes(ranked, ranked[:1]) == ranked[:1]
+    assert with_both_scopes(found[:2], found[:1]) == found[:1]  # no own event found: nothing to add
 
 
 @pytest.mark.statistical
