@@ -1,8 +1,8 @@
 """Detection: the fewest samples per side at which dpaudit flags each flawed catalogue entry.
 
 For every entry of the flawed gallery (``mechanism.flawed``), ``dpaudit.audit`` runs with its
-default settings (pair search, events, early stopping, float checks as the auditor has them) at
-confidence 0.95 and seed ``--seed`` on the ladder N = 100, 200, 500, 1000, ... , 10^7 verification
+default settings (pair search, events, early stopping, float checks as the auditor has them), the
+estimate at confidence 0.95 and the verdict at the default 0.999, seed ``--seed``, on the ladder N = 100, 200, 500, 1000, ... , 10^7 verification
 samples per side (1-2-5 per decade), stopping at the first N whose verdict is ``violation``.  Printed:
 that N, the search samples spent on top of it, the wall time of that audit and of the whole ladder
 up to it, and the bound it reported; then the bound at N = 10^6 per side (re-audited unless the
@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import dpaudit
+from dpaudit.auditor import DEFAULT_VERDICT_CONFIDENCE
 
 sys.path.insert(0, str(Path(__file__).parent))
 from tightness import write_results  # noqa: E402
@@ -128,7 +129,7 @@ def main() -> None:
     started = time.perf_counter()
     sizes = ladder(args.max_samples)
     flawed = [m for m in dpaudit.catalogue() if m.flawed]
-    print(f"confidence {CONFIDENCE}, seed {args.seed}, ladder {sizes[0]}..{sizes[-1]} (1-2-5) samples per side")
+    print(f"confidence {CONFIDENCE} (estimate), verdict at {DEFAULT_VERDICT_CONFIDENCE}, seed {args.seed}, ladder {sizes[0]}..{sizes[-1]} (1-2-5) samples per side")
     print(f"{'mechanism':<32} {'claim':<26} {'true':>6} {'check':>7} {'N flagged':>10} {'+search':>8} {'time s':>7} "
           f"{'ladder s':>8} {'bound':>8} {'bound@1e6':>9}  event at detection")
     rows = []

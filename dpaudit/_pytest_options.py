@@ -65,7 +65,9 @@ def confidence_type(text: str) -> float:
 
 _OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
     (SAMPLES_OPTION, {"type": samples_type, "help": "samples per side for every audit (default: the auditor's)"}),
-    (CONFIDENCE_OPTION, {"type": confidence_type, "help": f"confidence of every audit (default {DEFAULT_CONFIDENCE})"}),
+    (CONFIDENCE_OPTION, {"type": confidence_type, "help": f"confidence of every audit's bound and verdict (default "
+                                                          f"{DEFAULT_CONFIDENCE}; the verdict is never taken below "
+                                                          "the auditor's 0.999)"}),
     (SEED_OPTION, {"type": seed_type, "help": f"the run's seed: integer, 'random' or 'last' (default {DEFAULT_SEED})"}),
     (REPORT_OPTION, {"type": str, "metavar": "DIR", "help": "write a JSON and an HTML report of every audit into DIR"}),
     (SKIP_AUDITS_OPTION, {"action": "store_true", "help": "skip Monte Carlo audits (proofs and sensitivity checks still run)"}),

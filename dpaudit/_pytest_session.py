@@ -182,6 +182,7 @@ class DPSession:
             "verdict": verdict,
             "epsilon_lower_bound": document.get("epsilon_lower_bound"),
             "confidence": document.get("confidence"),
+            "verdict_confidence": document.get("verdict_confidence") or document.get("confidence"),
             "seed": seed,
         }
         if self._settings.report_dir:
@@ -254,8 +255,12 @@ def _short(value: Any, limit: int = 120) -> str:
 
 
 def _bound_line(result: Any) -> str:
-    bound = result.epsilon_lower_bound
-    return f"epsilon >= {bound:.4g} at confidence {result.confidence:g}"
+    """The bound at its confidence; when the verdict was taken at a stricter level, that bound too."""
+    text = f"epsilon >= {result.epsilon_lower_bound:.4g} at confidence {result.confidence:g}"
+    decisive = getattr(result, "verdict_epsilon_lower_bound", None)
+    if decisive is None or result.verdict_confidence == result.confidence:
+        return text
+    return f"{text} (estimate); epsilon >= {decisive:.4g} at the verdict's confidence {result.verdict_confidence:g}"
 
 
 def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int) -> str:
@@ -364,7 +369,7 @@ class Summary:
             )
             for problem in row.get("report_problems", ()):
                 tr.write_line(f"  {problem}")
-        false_alarm = sum(1 - float(r["confidence"]) for r in self.rows)
+        false_alarm = sum(1 - float(r.get("verdict_confidence") or r["confidence"]) for r in self.rows)
         tr.write_line(
             f"{len(self.rows)} audit(s); if every audited mechanism keeps its claim, the chance that any "
             f"was flagged is at most {false_alarm:.3g} (union bound over the per-audit levels)"

@@ -17,7 +17,10 @@ Use it three ways::
 
 Calibrated flakiness.  Every audit runs at confidence ``1 - 1e-6`` by default: a mechanism that keeps
 its claim fails a given test with probability at most 1e-6 (the auditor's guarantee), and the terminal
-summary states the suite-wide bound by the union bound, ``sum(1 - confidence)`` over the audits run.
+summary states the suite-wide bound by the union bound, ``sum(1 - verdict_confidence)`` over the audits
+run.  The plugin passes its level as ``confidence=`` to :func:`dpaudit.audit`, which takes the verdict
+at max(confidence, verdict_confidence): 1 - 1e-6 here, and never below the auditor's 0.999 when a
+looser ``--dp-confidence`` is given (the bound is then reported at that level as the estimate).
 The run's seed is fixed by default (``--dp-seed``, printed in the header) and each test's seed is
 derived from it and the test's node id, so a test's result does not depend on which others ran.
 

@@ -2,7 +2,7 @@
 
 ``audit(target, ...)`` runs a search stage (pair and event selection) and a verification stage on
 fresh samples, and returns an :class:`AuditResult` whose ``epsilon_lower_bound`` holds with the
-stated confidence.  Modules: :mod:`.sampling` (seeded, chunked draws), :mod:`.executors` (in process,
+stated confidence and whose verdict is taken at the stricter ``verdict_confidence``.  Modules: :mod:`.sampling` (seeded, chunked draws), :mod:`.executors` (in process,
 process pool, Dask), :mod:`.checkpoint` (resumable audits), :mod:`.events` (event families),
 :mod:`.bounds` (Clopper-Pearson union bound, exact joint ratio test, multiplicity), :mod:`.pairs`,
 :mod:`.screening` and :mod:`.search` (search stage), :mod:`.leak_events` (the implementation-leak
@@ -12,7 +12,8 @@ anytime-valid early stopping), :mod:`.progress`, :mod:`.result`, :mod:`.audit`.
 
 from __future__ import annotations
 
-from .audit import DEFAULT_SAMPLES, audit, search_budget
+from .audit import DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_VERDICT_CONFIDENCE, audit, search_budget
 from .result import AuditResult, Verdict, VerifiedEvent
 
-__all__ = ["DEFAULT_SAMPLES", "AuditResult", "Verdict", "VerifiedEvent", "audit", "search_budget"]
+__all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_VERDICT_CONFIDENCE", "AuditResult", "Verdict",
+           "VerifiedEvent", "audit", "search_budget"]

@@ -42,6 +42,7 @@ __all__ = [
     "CoordinateDifference",
     "LatticeEvent",
     "OutsideSupport",
+    "certifies",
     "check_names",
     "leak_event_from_dict",
     "leak_findings",
@@ -247,20 +248,50 @@ def _why(family: str, event: Any, q_b: float | None) -> tuple[str, bool]:
             "answers, which the neighbouring input changes"), False
 
 
-def leak_findings(measured: list[Any], claim: Any, confidence: float) -> list[dict]:
-    """One finding per verified leak-family event whose verified bound exceeds the claim."""
+def certifies(measured: Any, claim: Any) -> bool:
+    """Whether a verified leak event is a *certificate* of infinite loss for a pure-DP claim.
+
+    True when P_b(S) = 0 is proved (:func:`_why`) and some fresh output of M(a) lies in S: then
+    P_a(S) > 0 = e^epsilon P_b(S) for every epsilon, with no statistics involved.  Approximate claims
+    (delta > 0) also need P_a(S) > delta, which only a bound can show; they are left to the bounds.
+    """
+    if float(claim.delta) > 0 or measured.scored.family not in LEAK_FAMILIES:
+        return False
+    _, proved = _why(measured.scored.family, measured.scored.event, _query_b(measured))
+    return proved and measured.hits[0] > 0 and measured.hits[1] == 0
+
+
+def leak_findings(measured: list[Any], claim: Any, confidence: float, verdict_confidence: float | None = None) -> list[dict]:
+    """One finding per verified leak-family event that refutes the claim on its own.
+
+    An event refutes when its bound at the verdict's level (``verdict_confidence``, default
+    ``confidence``) exceeds the claimed epsilon, or when it is a certificate (:func:`certifies`).  Its
+    estimate at ``confidence`` is reported beside; an event above the claim at the estimate's level
+    only is no finding (the audit's reason says "not significant").
+    """
     from .result import plain
 
+    verdict_confidence = confidence if verdict_confidence is None else verdict_confidence
     findings = []
     for m in measured:
         family = m.scored.family
-        if family not in LEAK_FAMILIES or not m.bound > claim.epsilon:
+        if family not in LEAK_FAMILIES:
+            continue
+        certificate = certifies(m, claim)
+        if not (m.verdict_bound > claim.epsilon or certificate):
             continue
         why, proved = _why(family, m.scored.event, _query_b(m))
         mismatch = m.hits[1] == 0 and m.hits[0] > 0
         witness = getattr(m.scored.event, "witness", None)
-        certificate = "" if witness is None else (
+        certificate_text = "" if witness is None else (
             f"; certificate: M(a) output {witness!r} (exactly {witness.hex()}) in the search stage, and it lies in S")
+        if m.verdict_bound > claim.epsilon:
+            decision = (f"verified epsilon >= {m.verdict_bound:.3f} > claimed {claim.epsilon:g} at the verdict's "
+                        f"confidence {verdict_confidence:g} (estimate {m.bound:.3f} at {confidence:g})"
+                        f"{', capped by the sample size' if mismatch else ''}")
+        else:
+            decision = (f"{m.hits[0]} fresh output(s) of M(a) in S decide it without a bound (the verified epsilon "
+                        f">= {m.bound:.3f} at {confidence:g} is only the sample size's cap)")
         findings.append(plain({
             "check": family,
             "verdict": "violation",
@@ -270,12 +301,13 @@ def leak_findings(measured: list[Any], claim: Any, confidence: float) -> list[di
             "sample_sizes": list(m.sizes),
             "epsilon_lower_bound": m.bound,
             "confidence": confidence,
+            "verdict_epsilon_lower_bound": m.verdict_bound,
+            "verdict_confidence": verdict_confidence,
+            "decided_by": "bound" if m.verdict_bound > claim.epsilon else "certificate",
             "support_mismatch": mismatch,
             "proven_empty": proved and mismatch,
             **({} if witness is None else {"witness": {"output": witness, "output_hex": witness.hex(), "under": m.pair[0]}}),
-            "reason": (f"{'support mismatch: ' if mismatch else ''}{why}{certificate}; verified epsilon >= {m.bound:.3f} "
-                       f"> claimed {claim.epsilon:g} at confidence {confidence:g}"
-                       f"{', capped by the sample size' if mismatch else ''}"),
+            "reason": f"{'support mismatch: ' if mismatch else ''}{why}{certificate_text}; {decision}",
         }))
     return findings
 

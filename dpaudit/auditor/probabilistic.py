@@ -31,6 +31,11 @@ uses other samples).  More: for every epsilon' < L = min_o L_o the same S lies i
 lower confidence bound on the smallest epsilon' for which (epsilon', delta)-P-DP can hold, and the
 certified P_a(S) one on the mass of the bad set at epsilon.  (Holm's step-down would reject with
 slightly less evidence, but gives no simultaneous bound L; Bonferroni gives both.)
+
+Two levels.  The counts are certified twice: with the estimate's alphas (the reported L and mass
+bound, at the audit's ``confidence``) and with the verdict's (``verdict_confidence``, stricter); the
+claim is refuted -- ``refuted``, which sets the audit's verdict -- only at the verdict's level.  The
+set S is chosen for the verdict's alphas (the decision is what the selection must serve).
 """
 
 from __future__ import annotations
@@ -65,7 +70,11 @@ class BadSet:
 
 @dataclass(frozen=True)
 class Certified:
-    """What the fresh samples certify about a :class:`BadSet` (counts oriented as in ``bad.pair``)."""
+    """What the fresh samples certify about a :class:`BadSet` (counts oriented as in ``bad.pair``).
+
+    ``atom_bounds``, ``epsilon_lower_bound`` and ``mass_lower_bound`` hold at the estimate's
+    ``alphas``; the ``verdict_`` bounds at ``verdict_alphas``, where ``refuted`` is decided.
+    """
 
     bad: BadSet
     hits_a: tuple[int, ...]
@@ -76,10 +85,16 @@ class Certified:
     mass_lower_bound: float
     refuted: bool
     alphas: tuple[float, float]
+    verdict_epsilon_lower_bound: float
+    verdict_mass_lower_bound: float
+    verdict_alphas: tuple[float, float]
+    estimate_refutes: bool  # the estimate's bounds alone would refute: "not significant" when not ``refuted``
 
-    def finding(self, claim: Any, confidence: float) -> dict[str, Any]:
+    def finding(self, claim: Any, confidence: float, verdict_confidence: float | None = None) -> dict[str, Any]:
         """The result's finding: a plain dict naming the check, the event, the counts and why it refutes."""
         from .result import plain
+
+        verdict_confidence = confidence if verdict_confidence is None else verdict_confidence
 
         return plain({
             "check": "probabilistic-dp",
@@ -94,14 +109,20 @@ class Certified:
             "epsilon_lower_bound": self.epsilon_lower_bound,
             "mass_lower_bound": self.mass_lower_bound,
             "confidence": confidence,
+            "verdict_epsilon_lower_bound": self.verdict_epsilon_lower_bound,
+            "verdict_mass_lower_bound": self.verdict_mass_lower_bound,
+            "verdict_confidence": verdict_confidence,
             "reason": (
                 f"every one of the {len(self.atom_bounds)} output(s) of {self.bad.event.describe()} has privacy loss "
-                f">= {self.epsilon_lower_bound:.4g} > claimed epsilon {claim.epsilon:g}, and together they have mass "
-                f">= {self.mass_lower_bound:.4g} > claimed delta {claim.delta:g} under {plain(self.bad.pair[0])!r}: "
-                f"the bad set exceeds delta, so probabilistic DP fails (Meiser 2018, Def. 2), at confidence "
-                f"{confidence:g}"
+                f">= {self.verdict_epsilon_lower_bound:.4g} > claimed epsilon {claim.epsilon:g}, and together they "
+                f"have mass >= {self.verdict_mass_lower_bound:.4g} > claimed delta {claim.delta:g} under "
+                f"{plain(self.bad.pair[0])!r}: the bad set exceeds delta, so probabilistic DP fails (Meiser 2018, "
+                f"Def. 2), at the verdict's confidence {verdict_confidence:g} (estimates at {confidence:g}: loss >= "
+                f"{self.epsilon_lower_bound:.4g}, mass >= {self.mass_lower_bound:.4g})"
                 if self.refuted
-                else f"not refuted: atom loss >= {self.epsilon_lower_bound:.4g}, mass >= {self.mass_lower_bound:.4g}"
+                else f"not refuted at the verdict's confidence {verdict_confidence:g}: atom loss >= "
+                     f"{self.verdict_epsilon_lower_bound:.4g}, mass >= {self.verdict_mass_lower_bound:.4g} (estimates "
+                     f"at {confidence:g}: {self.epsilon_lower_bound:.4g}, {self.mass_lower_bound:.4g})"
             ),
         })
 
@@ -191,18 +212,26 @@ def certify(
     epsilon: float,
     delta: float,
     alphas: tuple[float, float],
+    verdict_alphas: tuple[float, float] | None = None,
 ) -> Certified:
     """Certify S on fresh Poissonised counts: per-atom joint lower bounds at 1 - alpha_1/|S|, mass at 1 - alpha_2.
 
     ``hits_a[i]``, ``hits_b[i]`` are the counts of atom i of ``bad.atoms`` among the ``sizes`` fresh
     samples of ``bad.pair``, both sizes drawn Poisson with the same mean (the joint bound's scale
-    ratio is 1).  See the module docstring for the guarantee.
+    ratio is 1).  The bounds are computed at ``alphas`` (the estimate) and at ``verdict_alphas``
+    (default ``alphas``), where ``refuted`` is decided.  See the module docstring for the guarantee.
     """
     ka, kb = np.asarray(hits_a, dtype=float), np.asarray(hits_b, dtype=float)
-    level = bounds.bonferroni_confidence(1.0 - alphas[0], len(bad.atoms))
-    atom_bounds = bounds.joint_bound(ka, kb, level, 1.0)
-    low = float(np.min(atom_bounds)) if atom_bounds.size else -math.inf
-    mass = float(bounds.cp_lower(int(ka.sum()), int(sizes[0]), 1.0 - alphas[1])[()])
+
+    def at(split: tuple[float, float]) -> tuple[np.ndarray, float, float]:
+        level = bounds.bonferroni_confidence(1.0 - split[0], len(bad.atoms))
+        atom_bounds = bounds.joint_bound(ka, kb, level, 1.0)
+        low = float(np.min(atom_bounds)) if atom_bounds.size else -math.inf
+        return atom_bounds, low, float(bounds.cp_lower(int(ka.sum()), int(sizes[0]), 1.0 - split[1])[()])
+
+    verdict_alphas = alphas if verdict_alphas is None else verdict_alphas
+    atom_bounds, low, mass = at(alphas)
+    _, verdict_low, verdict_mass = at(verdict_alphas)
     return Certified(
         bad=bad,
         hits_a=tuple(int(h) for h in hits_a),
@@ -211,8 +240,12 @@ def certify(
         atom_bounds=tuple(float(v) for v in atom_bounds),
         epsilon_lower_bound=low,
         mass_lower_bound=mass,
-        refuted=bool(low > epsilon and mass > delta),
+        refuted=bool(verdict_low > epsilon and verdict_mass > delta),
         alphas=(float(alphas[0]), float(alphas[1])),
+        verdict_epsilon_lower_bound=verdict_low,
+        verdict_mass_lower_bound=verdict_mass,
+        verdict_alphas=(float(verdict_alphas[0]), float(verdict_alphas[1])),
+        estimate_refutes=bool(low > epsilon and mass > delta),
     )
 
 
@@ -224,7 +257,8 @@ def select_bad_set(draws: Any, pair: tuple[Any, Any], n_search: int, n_verify: i
     return choose_bad_set(rows_a, rows_b, pair, n_verify, float(claim.epsilon), float(claim.delta), alphas)
 
 
-def probabilistic_test(draws: Any, bad: BadSet, n_verify: int, claim: Any, alphas: tuple[float, float]) -> Certified:
+def probabilistic_test(draws: Any, bad: BadSet, n_verify: int, claim: Any, alphas: tuple[float, float],
+                       verdict_alphas: tuple[float, float] | None = None) -> Certified:
     """:func:`certify` ``bad`` on Poisson(``n_verify``) fresh samples per side (addresses ``(3, 2)`` for the
     sizes, ``(3, 1, side)`` for the draws)."""
     from .sampling import generator
@@ -233,20 +267,27 @@ def probabilistic_test(draws: Any, bad: BadSet, n_verify: int, claim: Any, alpha
     sizes = generator(draws.seed, (3, 2)).poisson(n_verify, size=2)
     atoms = [RowSet((atom,)) for atom in bad.atoms]
     hits_a, hits_b = draws.counts_many([((3, 1, 0), a, int(sizes[0])), ((3, 1, 1), b, int(sizes[1]))], atoms)
-    return certify(bad, hits_a, hits_b, (int(sizes[0]), int(sizes[1])), float(claim.epsilon), float(claim.delta), alphas)
+    return certify(bad, hits_a, hits_b, (int(sizes[0]), int(sizes[1])), float(claim.epsilon), float(claim.delta), alphas,
+                   verdict_alphas)
 
 
 def bad_set_test(draws: Any, pair: tuple[Any, Any], n_search: int, n_verify: int, claim: Any, confidence: float,
-                 share: float) -> tuple[Certified | None, str, float]:
-    """Select and certify a bad set with ``share`` of alpha = 1 - confidence (split evenly into alpha_1, alpha_2).
+                 share: float, verdict_confidence: float | None = None
+                 ) -> tuple[Certified | None, str, float, float]:
+    """Select and certify a bad set with ``share`` of alpha = 1 - confidence (split evenly into alpha_1, alpha_2),
+    and of the verdict's alpha' = 1 - ``verdict_confidence`` (default ``confidence``) likewise.
 
     Returns the certification (None when no candidate set was found: then no alpha is spent), a note
-    saying why not, and the confidence left for the approximate-DP verification: 1 - (1 - share) alpha,
-    or ``confidence`` when the test did not run (union bound over the two tests).
+    saying why not, and the confidences left for the approximate-DP verification at both levels:
+    1 - (1 - share) alpha and 1 - (1 - share) alpha', or the levels unchanged when the test did not run
+    (union bound over the two tests).
     """
-    alpha = share * (1.0 - confidence)
-    alphas = (alpha / 2, alpha / 2)
-    bad, why = select_bad_set(draws, pair, n_search, n_verify, claim, alphas)
+    verdict_confidence = confidence if verdict_confidence is None else verdict_confidence
+    alpha, verdict_alpha = share * (1.0 - confidence), share * (1.0 - verdict_confidence)
+    alphas, verdict_alphas = (alpha / 2, alpha / 2), (verdict_alpha / 2, verdict_alpha / 2)
+    bad, why = select_bad_set(draws, pair, n_search, n_verify, claim, verdict_alphas)
     if bad is None:
-        return None, why, confidence
-    return probabilistic_test(draws, bad, n_verify, claim, alphas), "", 1.0 - (1.0 - confidence) * (1.0 - share)
+        return None, why, confidence, verdict_confidence
+    certified = probabilistic_test(draws, bad, n_verify, claim, alphas, verdict_alphas)
+    return (certified, "", 1.0 - (1.0 - confidence) * (1.0 - share),
+            1.0 - (1.0 - verdict_confidence) * (1.0 - share))

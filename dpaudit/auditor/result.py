@@ -24,12 +24,15 @@ def not_reproducible_suffix(result: Any) -> str:
 class Verdict(str, enum.Enum):
     """What the verification stage established.
 
-    * ``VIOLATION`` -- the verified lower bound on epsilon (at the claimed delta) exceeds the claimed
-      epsilon: the claim is refuted at the stated confidence.
-    * ``PASS`` -- no violation found, and the budget was large enough to see one near the claim.
+    * ``VIOLATION`` -- the verified lower bound on epsilon (at the claimed delta) at the verdict's
+      level ``verdict_confidence`` exceeds the claimed epsilon, or a check proved the claim false
+      (``decided_by`` says which): the claim is refuted at that confidence.
+    * ``PASS`` -- no violation found, and the budget was large enough to see one near the claim.  The
+      estimate (at the looser ``confidence``) may lie above the claim: the reason then says the
+      excess is within the interval's width and not significant at the verdict's level.
     * ``UNDERPOWERED`` -- no violation found, but even a perfect witness of a mechanism exactly at
       its claim would have certified less than ``REACH_FRACTION`` of the claimed epsilon with this
-      many samples (see :func:`dpaudit.auditor.bounds.reach`): a pass would say little.
+      many samples at the verdict's level (see :func:`dpaudit.auditor.bounds.reach`): a pass would say little.
     """
 
     PASS = "pass"
@@ -76,15 +79,17 @@ class VerifiedEvent:
     epsilon_lower_bound: float
     p_value: float
     holm_p_value: float
+    verdict_epsilon_lower_bound: float | None = None  # at the verdict's level; None in older results
 
     def as_dict(self) -> dict[str, Any]:
         return plain(asdict(self))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "VerifiedEvent":
-        values = {f.name: data[f.name] for f in fields(cls)}
-        for name in ("pair", "hits", "sample_sizes", "search_bound", "epsilon_lower_bound"):
-            values[name] = from_plain(values[name])
+        values = {f.name: data[f.name] for f in fields(cls) if f.name in data}
+        for name in ("pair", "hits", "sample_sizes", "search_bound", "epsilon_lower_bound", "verdict_epsilon_lower_bound"):
+            if name in values:
+                values[name] = from_plain(values[name])
         return cls(**values)
 
 
@@ -101,17 +106,20 @@ class AuditResult:
     verdict : Verdict
         ``violation`` / ``pass`` / ``underpowered``; ``reason`` says why in one sentence.
     epsilon_lower_bound : float
-        The largest Bonferroni-corrected verification bound over the verified candidates and the
-        looks of the sequential verification (``hits`` and ``sample_sizes`` are the counts at the
-        look it stopped at), floored at 0 (epsilon >= 0 always); ``inf`` never occurs: with no hits under M(b) the bound is
-        finite and capped by the sample size (``support_mismatch`` is then set).
+        The estimate: the largest Bonferroni-corrected verification bound at ``confidence`` over the
+        verified candidates and the looks of the sequential verification (``hits`` and
+        ``sample_sizes`` are the counts at the look it stopped at), floored at 0 (epsilon >= 0
+        always); ``inf`` never occurs: with no hits under M(b) the bound is finite and capped by the
+        sample size (``support_mismatch`` is then set).
     delta_lower_bound : float or None
         For approximate/probabilistic claims: a lower confidence bound on
         P[M(a) in S] - e^epsilon P[M(b) in S] at the claimed epsilon, on the reported event.
     confidence : float
-        Joint confidence of every reported bound.
+        Joint confidence of every estimate (``epsilon_lower_bound``, ``delta_lower_bound``, the
+        candidates' ``epsilon_lower_bound``).
     samples : int
-        Verification samples per side (the Poisson mean; ``sample_sizes`` has the drawn sizes).
+        Planned verification samples per side (the Poisson mean; ``sample_sizes`` has the drawn sizes,
+        ``stopping["samples_used"]`` what was used: up to 4x ``samples`` when the audit extended).
     search_samples : int
         Search-stage samples per side, in total over pair screening and event selection.
     event, event_spec : str, dict
@@ -152,6 +160,24 @@ class AuditResult:
         (:class:`dpaudit.auditor.relation.RelationChoice`): ``relation`` (its ``as_dict()``, or None
         when a plain function's pair was audited as given, unchecked), ``source`` (``given``,
         ``mechanism``, ``inferred``, ``unchecked`` or ``default``) and a readable ``statement``.
+    verdict_confidence : float
+        The level the verdict is taken at: max(``confidence``, the ``verdict_confidence`` asked for).
+        A mechanism that keeps its claim comes back ``violation`` with probability at most
+        1 - ``verdict_confidence`` (0.001 by default).
+    verdict_epsilon_lower_bound : float
+        The bound the verdict compares with the claim: the same candidates, looks and counts as
+        ``epsilon_lower_bound``, at ``verdict_confidence`` (so never above it), floored at 0.
+    decided_by : str
+        For a violation, what decided it: ``"bound"`` (``verdict_epsilon_lower_bound`` exceeds the
+        claim), ``"certificate"`` (a leak event with P_b(S) = 0 proved, see ``findings``),
+        ``"probabilistic-dp"`` (the bad-set test) or ``"sensitivity"``; ``""`` otherwise.
+    bounds_by_scope : dict
+        When the search included leak families (:mod:`dpaudit.auditor.scopes`): ``implementation``
+        (every family) and ``algorithmic`` (the mechanism's own families only), each with its
+        estimate, its bound at the verdict's level, the confidences, the event and its family; the
+        ``decided_by`` scope of a violation decided by a verified event (``"algorithmic"`` or
+        ``"implementation"``, else None); ``candidates``, the Bonferroni divisor both share.
+        Empty when no leak family ran.
     """
 
     target: str
@@ -185,6 +211,10 @@ class AuditResult:
     reproducible: bool = True
     reproducibility: str = ""
     neighbours: dict[str, Any] = field(default_factory=dict)
+    verdict_confidence: float | None = None  # None only in results recorded before the two levels
+    verdict_epsilon_lower_bound: float | None = None
+    decided_by: str = ""
+    bounds_by_scope: dict[str, Any] = field(default_factory=dict)
 
     @property
     def violation(self) -> bool:
@@ -198,16 +228,26 @@ class AuditResult:
 
     def reproduce(self) -> str:
         """The command line that reruns this audit (saying so when the mechanism's own randomness defeats the seed)."""
-        command = f"dpaudit audit {self.target} --seed {self.seed} --samples {self.samples} --confidence {self.confidence:g}"
-        return command + not_reproducible_suffix(self)
+        text = f"dpaudit audit {self.target} --seed {self.seed} --samples {self.samples} --confidence {self.confidence:g}"
+        if self.verdict_confidence is not None and self.verdict_confidence != self.confidence:
+            text += f" --verdict-confidence {self.verdict_confidence:g}"
+        return text + not_reproducible_suffix(self)
+
+    def bounds_line(self) -> str:
+        """The estimate and the verdict's bound in one line, e.g. ``epsilon >= 1.0025 with confidence 0.95
+        (estimate); at the verdict's confidence 0.999 epsilon >= 0.9910 <= claimed 1``."""
+        text = f"epsilon >= {self.epsilon_lower_bound:.4f} with confidence {self.confidence:g}"
+        if self.verdict_epsilon_lower_bound is None or self.verdict_confidence == self.confidence:
+            return text + " (estimate and verdict)"
+        relation = ">" if self.verdict_epsilon_lower_bound > self.claim.epsilon else "<="
+        return (f"{text} (estimate); at the verdict's confidence {self.verdict_confidence:g} epsilon >= "
+                f"{self.verdict_epsilon_lower_bound:.4f} {relation} claimed {self.claim.epsilon:g}")
 
     def summary(self) -> str:
-        bound = f"{self.epsilon_lower_bound:.4f}"
-        text = (
-            f"{self.verdict.value.upper()}: {self.target} claims {self.claim}; epsilon >= {bound} "
-            f"with confidence {self.confidence:g} ({self.method} bound, {self.samples} samples per side)"
+        return (
+            f"{self.verdict.value.upper()}: {self.target} claims {self.claim}; {self.bounds_line()} "
+            f"({self.method} bound, {self.samples} samples per side)"
         )
-        return text
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready dict (``json.dumps`` works on it; non-finite floats are the strings "inf"...)."""
@@ -224,8 +264,10 @@ class AuditResult:
         values["claim"] = claim_from_dict(data["claim"])
         values["verdict"] = Verdict(data["verdict"])
         values["candidates"] = tuple(VerifiedEvent.from_dict(c) for c in data["candidates"])
-        for name in ("pair", "sample_sizes", "hits", "notes", "epsilon_lower_bound", "epsilon_reach"):
-            values[name] = from_plain(values[name])
+        for name in ("pair", "sample_sizes", "hits", "notes", "epsilon_lower_bound", "epsilon_reach",
+                     "verdict_epsilon_lower_bound"):
+            if name in values:
+                values[name] = from_plain(values[name])
         values["findings"] = tuple(data.get("findings", ()))
         values["checks"] = tuple(data.get("checks", ()))
         return cls(**values)

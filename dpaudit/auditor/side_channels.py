@@ -329,7 +329,7 @@ def side_channel_findings(measured: list[Any], claim: Any, confidence: float, dr
     where = {check: coding.keys.index(repr(_KEYS[check])) for check in channels if repr(_KEYS[check]) in coding.keys}
     findings = []
     for m in measured:
-        if not m.bound > claim.epsilon:
+        if not m.verdict_bound > claim.epsilon:  # the verdict's level decides, as for every finding
             continue
         read = [check for check, coordinate in where.items() if _reads(m.scored.event, coordinate)]
         if not read:

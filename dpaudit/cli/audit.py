@@ -71,8 +71,12 @@ def _reproduction(
         parts.append(f"--delta {delta!r}")
     if a_json is not None:
         parts += [f"--a '{a_json}'", f"--b '{b_json}'"]
-    if result.confidence != 0.95:
+    from ..auditor import DEFAULT_CONFIDENCE, DEFAULT_VERDICT_CONFIDENCE
+
+    if result.confidence != DEFAULT_CONFIDENCE:
         parts.append(f"--confidence {result.confidence!r}")
+    if result.verdict_confidence != max(result.confidence, DEFAULT_VERDICT_CONFIDENCE):
+        parts.append(f"--verdict-confidence {result.verdict_confidence!r}")
     if method != "auto":
         parts.append(f"--method {method}")
     parts += list(extra)
@@ -84,9 +88,24 @@ def _print_result(result: Any, reproduction: str) -> None:
 
     bound = result.epsilon_lower_bound
     click.echo(f"{result.verdict.value.upper()}: {result.target} claims {result.claim}")
-    click.echo(f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound)")
+    if result.verdict_confidence == result.confidence:
+        click.echo(f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound; estimate and verdict)")
+    else:
+        decisive = result.verdict_epsilon_lower_bound
+        relation = ">" if decisive > result.claim.epsilon else "<="
+        click.echo(f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound; the estimate)")
+        click.echo(f"  verdict : epsilon >= {decisive:.4f} with confidence {result.verdict_confidence:g}, {relation} claimed "
+                   f"{result.claim.epsilon:g}" + (f" (decided by the {result.decided_by})" if result.decided_by else ""))
     if result.delta_lower_bound is not None:
         click.echo(f"  delta   >= {result.delta_lower_bound:.3g} at epsilon = {result.claim.epsilon:g}")
+    for scope in ("implementation", "algorithmic"):
+        entry = result.bounds_by_scope.get(scope)
+        if entry is not None:
+            click.echo(f"  {scope[:14]:<14}: epsilon >= {entry['epsilon_lower_bound']:.4f} at {entry['confidence']:g}, "
+                       f">= {entry['verdict_epsilon_lower_bound']:.4f} at {entry['verdict_confidence']:g} "
+                       f"[{entry['family']}] {entry['event']}")
+    if result.bounds_by_scope.get("decided_by"):
+        click.echo(f"  decided : by the {result.bounds_by_scope['decided_by']} bound")
     click.echo(f"  event   : {result.event}")
     click.echo(f"  pair    : a = {json.dumps(result.pair[0])}, b = {json.dumps(result.pair[1])}")
     if result.neighbours:
@@ -151,11 +170,16 @@ def _print_result(result: Any, reproduction: str) -> None:
 )
 @click.option("--a", "a_json", default=None, metavar="JSON", help="First neighbouring input, as JSON.")
 @click.option("--b", "b_json", default=None, metavar="JSON", help="Second neighbouring input, as JSON.")
-@click.option("--samples", type=int, default=None, help="Verification samples per side (default 10^6).")
+@click.option("--samples", type=int, default=None,
+              help="Verification samples per side (default 10^6; up to 4x when the verdict is on the edge).")
 @click.option("--search-samples", type=int, default=None,
               help="Search-stage samples per side (default: half of --samples, at least 20 000, at most 500 000).")
 @click.option("--seed", type=int, default=None, help="Seed that reproduces the audit (default: drawn and printed).")
-@click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence of the bound.")
+@click.option("--confidence", type=float, default=0.95, show_default=True,
+              help="Confidence of the reported bound (the estimate).")
+@click.option("--verdict-confidence", type=float, default=0.999, show_default=True,
+              help="Confidence the verdict is taken at (at least --confidence): a mechanism that keeps its claim is "
+                   "reported as a violation with probability at most 1 - this.")
 @click.option(
     "--method", type=click.Choice(["auto", "joint", "union"]), default="auto", show_default=True, help="The bound."
 )
@@ -193,6 +217,7 @@ def audit(
     search_samples: int | None,
     seed: int | None,
     confidence: float,
+    verdict_confidence: float,
     method: str,
     executor: str,
     workers: int | None,
@@ -213,8 +238,10 @@ def audit(
     The attribute may be a Mechanism, a plain function (give --epsilon), an OpenDP Measurement (give
     --d-in: the claim is its privacy map there) or a diffprivlib mechanism object (its own claim).
 
-    Prints a lower bound on the epsilon TARGET realises and the verdict: violation when it exceeds
-    the claim, pass otherwise (underpowered when the sample size could not reach the claim).
+    Prints a lower bound on the epsilon TARGET realises at --confidence (the estimate), the bound at
+    --verdict-confidence, and the verdict: violation when the latter exceeds the claim (or a check
+    proves the claim false), pass otherwise (underpowered when the sample size could not reach the
+    claim).
     """
     check_outputs(files={"--checkpoint": checkpoint})
     from ..auditor import audit as run_audit
@@ -243,6 +270,7 @@ def audit(
             search_samples=search_samples,
             seed=seed,
             confidence=confidence,
+            verdict_confidence=verdict_confidence,
             method=method,
             executor=executor,
             workers=workers,

@@ -2,8 +2,9 @@
 
 The implementation-leak checks run *inside* the audit (:mod:`dpaudit.auditor.leak_events`):
 their events join the search stage, are verified on the audit's own fresh samples with its
-confidence and multiplicity correction, and every verified event above the claim becomes an entry
-of ``AuditResult.findings``.  This module reads them back, one envelope per check, and runs nothing
+confidence and multiplicity correction, and every verified event that refutes the claim (its bound
+at the verdict's level above it, or a proven support mismatch) becomes an entry of
+``AuditResult.findings``.  This module reads them back, one envelope per check, and runs nothing
 a second time:
 
 * ``float-support`` -- outputs an exact replay of the exposed float noise reproduces under q_a but

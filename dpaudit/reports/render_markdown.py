@@ -135,7 +135,11 @@ def _audit(doc: dict[str, Any]) -> list[str]:
         ("counts", f"{ka} of {na} outputs of M(a) in S; {kb} of {nb} outputs of M(b) in S"),
         ("ε lower bound", f"{_number(result['epsilon_lower_bound'])} (claimed {_number(result['claim']['epsilon'])})"),
         ("δ lower bound", _number(result["delta_lower_bound"]) if result.get("delta_lower_bound") is not None else None),
-        ("method", f"{escape(result['method'])} bound at confidence {_number(result['confidence'], 6)}"),
+        ("method", f"{escape(result['method'])} bound at confidence {_number(result['confidence'], 6)}"
+                   + (" (the estimate)" if _two_levels(result) else "")),
+        ("verdict's bound", _verdict_bound(result)),
+        ("implementation bound", _scope(result, "implementation")),
+        ("algorithmic bound", _scope(result, "algorithmic")),
         ("reach", f"{_number(result['epsilon_reach'])} (best bound a mechanism exactly at its claim could give)"),
         ("samples", f"{result['samples']} verification + {result['search_samples']} search per side"),
         ("seed", str(result["seed"])),
@@ -156,12 +160,38 @@ def _reproducible(result: dict[str, Any]) -> str | None:
     if result.get("reproducible", True):
         return None
     return f"**no** — {escape(result.get('reproducibility', ''))}"
+def _two_levels(result: dict[str, Any]) -> bool:
+    """Whether the verdict was taken at a stricter level than the estimate's (older documents: no)."""
+    return result.get("verdict_confidence") is not None and result["verdict_confidence"] != result["confidence"]
+
+
+def _verdict_bound(result: dict[str, Any]) -> str | None:
+    if not _two_levels(result):
+        return None
+    decided = f"; decided by the {escape(result['decided_by'])}" if result.get("decided_by") else ""
+    return (f"ε ≥ {_number(result['verdict_epsilon_lower_bound'])} at confidence "
+            f"{_number(result['verdict_confidence'], 6)}, the level the verdict is taken at (claimed "
+            f"{_number(result['claim']['epsilon'])}){decided}")
+
+
+def _scope(result: dict[str, Any], name: str) -> str | None:
+    """One scope's bounds (:mod:`dpaudit.auditor.scopes`), and whether it decided the verdict."""
+    scopes = result.get("bounds_by_scope") or {}
+    entry = scopes.get(name)
+    if not entry:
+        return None
+    what = "every event family" if name == "implementation" else "the mechanism's own events, leak families off"
+    decided = " — **decided the verdict**" if scopes.get("decided_by") == name else ""
+    return (f"ε ≥ {_number(entry['epsilon_lower_bound'])} at {_number(entry['confidence'], 6)}, ≥ "
+            f"{_number(entry['verdict_epsilon_lower_bound'])} at {_number(entry['verdict_confidence'], 6)} on "
+            f"\\[{escape(entry['family'])}\\] {escape(entry['event'])} ({what}){decided}")
 
 
 def _stopping(stopping: dict[str, Any]) -> str:
     # The reason names the look a violation was certified at (``decided_at``) when it differs.
     return (
-        f"stopped at look {stopping['stopped_at']} of {len(stopping['looks'])} after {stopping['samples_used']} "
+        f"stopped at look {stopping['stopped_at']} of {stopping.get('planned_looks', len(stopping['looks']))} after "
+        f"{stopping['samples_used']} "
         f"samples per side ({_number(100 * stopping['fraction_used'], 3)} % of the budget): {escape(stopping['reason'])}"
     )
 
@@ -203,9 +233,18 @@ def _checks(doc: dict[str, Any]) -> list[str]:
         lines.append(
             f"- **{escape(finding['check'])}**: event S = [{escape(finding['event'])}], {ka} of {na} outputs of M(a) "
             f"and {kb} of {nb} of M(b) in S, verified ε ≥ {_number(finding['epsilon_lower_bound'])} at confidence "
-            f"{_number(finding['confidence'], 6)}; P\\_b(S) = 0: {escape(support_status(finding))}"
+            f"{_number(finding['confidence'], 6)}{_finding_verdict(finding)}; P\\_b(S) = 0: {escape(support_status(finding))}"
         )
     return lines + ([""] if audit.get("findings") else [])
+
+
+def _finding_verdict(finding: dict[str, Any]) -> str:
+    """The finding's bound at the verdict's level (when stricter) and what decided it (older documents: nothing)."""
+    text = ""
+    if finding.get("verdict_confidence") is not None and finding["verdict_confidence"] != finding["confidence"]:
+        text += (f", ≥ {_number(finding['verdict_epsilon_lower_bound'])} at the verdict's "
+                 f"{_number(finding['verdict_confidence'], 6)}")
+    return text + (f" (decided by the {escape(finding['decided_by'])})" if finding.get("decided_by") else "")
 
 
 def _environment(doc: dict[str, Any]) -> list[str]:

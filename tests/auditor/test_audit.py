@@ -31,6 +31,7 @@ def test_same_seed_same_result_and_json_round_trip():
     back = AuditResult.from_dict(json.loads(text))
     assert back == first
     assert first.seed == 7 and first.samples == 5_000 and first.confidence == 0.95
+    assert first.verdict_confidence == 0.999 and first.verdict_epsilon_lower_bound <= first.epsilon_lower_bound
     assert first.search_samples == 5_000 and first.pairs_screened > 1
     assert abs(first.sample_sizes[0] - 5_000) < 5 * math.sqrt(5_000)  # Poisson(N) sizes
 
@@ -66,6 +67,21 @@ def test_support_mismatch_is_reported():
     assert result.support_mismatch and result.hits[1] == 0
     assert any("epsilon = inf suspected" in note for note in result.notes)
     assert math.isfinite(result.epsilon_lower_bound)
+
+
+def test_a_proven_support_mismatch_decides_a_pure_claim_without_a_bound():
+    # laplace-numpy claimed 5-DP at 200 samples per side: 185 fresh outputs of M(a) lie where an exact
+    # replay proves P_b(S) = 0, an infinite loss; the bound is capped by the sample size (ln(185 /
+    # ln(1/alpha')) ~ 3.3 < 5), so only the certificate can decide, and without it the audit cannot.
+    mechanism = dpaudit.get("laplace-numpy")
+    kwargs = dict(epsilon=5.0, pair=mechanism.pairs[0], samples=200, search_samples=5_000, seed=1, executor="in-process")
+    result = audit(mechanism, **kwargs)
+    assert result.verdict is Verdict.VIOLATION and result.decided_by == "certificate"
+    assert result.verdict_epsilon_lower_bound < 5.0 and "proved by the float-support check" in result.reason
+    finding = result.findings[0]
+    assert finding["decided_by"] == "certificate" and finding["proven_empty"] and finding["hits"][0] > 0
+    without = audit(mechanism, **kwargs, checks=None)
+    assert without.verdict is not Verdict.VIOLATION and not without.findings
 
 
 def test_answer_patterns_without_query_noise_are_flagged():
@@ -105,7 +121,7 @@ def test_plain_callables_vectorised_and_one_run():
 
 def test_multiple_candidates_are_corrected_and_reported():
     result = audit(fixtures.laplace(1.0, 0.5), pair=(0.0, 1.0), samples=20_000, seed=9, candidates=3)
-    assert len(result.candidates) == 3
+    assert len(result.candidates) == 3 and result.bounds_by_scope["candidates"] == 3
     assert all(c.holm_p_value >= c.p_value for c in result.candidates)
     assert result.epsilon_lower_bound == max(max(c.epsilon_lower_bound for c in result.candidates), 0.0)
     assert result.verdict is Verdict.VIOLATION
@@ -123,6 +139,7 @@ def test_probabilistic_claims_are_audited_as_approximate():
         (dict(epsilon=-1.0), InvalidArgument),
         (dict(delta=1.5), InvalidArgument),
         (dict(confidence=1.0), InvalidArgument),
+        (dict(verdict_confidence=0.0), InvalidArgument),
         (dict(samples=10), InvalidArgument),
         (dict(search_samples=10), InvalidArgument),
         (dict(search_samples=2.5), InvalidArgument),

@@ -63,6 +63,22 @@ def test_violation_exit_1_and_json(targets):
     assert document["verdict"] == "violation" and document["seed"] == 5 and sorted(document["pair"]) == [0, 1]
 
 
+def test_an_estimate_above_a_tight_claim_passes_with_both_bounds_printed():
+    # The exactly 1-DP geometric mechanism, seed 23: its 0.95 estimate lands above the claim, the bound
+    # at the verdict's 0.999 does not, even after extending to 4 x 5 000 samples per side
+    # (tests/auditor/test_validity.py has the API's twin of this).
+    args = ["geometric", "--a", "[1, 0, 1]", "--b", "[1, 0, 1, 1]", "--samples", "5000", "--seed", "23",
+            "--executor", "in-process"]
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    assert "epsilon >= 1.0181 with confidence 0.95 (joint bound; the estimate)" in result.output
+    assert "verdict : epsilon >= 0.9713 with confidence 0.999, <= claimed 1" in result.output
+    assert "not significant" in result.output
+    strict = run(*args, "--verdict-confidence", "0.95", "--json")
+    assert strict.exit_code == 1 and json.loads(strict.output)["decided_by"] == "bound"
+    assert "--verdict-confidence 0.95" in run(*args, "--verdict-confidence", "0.95").output  # reproduction line
+
+
 def test_underpowered_exit_3():
     result = run("laplace", "--epsilon", "5", "--samples", "200", "--seed", "1")
     assert result.exit_code == 3, result.output

@@ -64,7 +64,9 @@ def test_svt_lyu_3_pair_with_a_falling_last_query_is_neighbouring_and_exposes_th
 
 @pytest.mark.statistical
 def test_svt_lyu_3_pair_with_a_falling_last_query_is_flagged():
-    # Measured: bound 0.110 at 2 x 10^5 per side (seed 1), the same as the first pair's 0.116.
+    # At the default budget 10^6, seed 1: 0.1046 at the verdict's level 0.999 (estimate 0.130 at 0.95).
+    # At 2 x 10^5 the estimate is 0.118 but the verdict's level cannot certify 0.1 (even a perfect
+    # witness reaches only 0.089 there: underpowered).
     mechanism = dpaudit.get("svt-lyu-3")
-    result = audit(mechanism, pair=((0.0,) * 10, (1.0,) * 9 + (-1.0,)), samples=200_000, seed=1)
+    result = audit(mechanism, pair=((0.0,) * 10, (1.0,) * 9 + (-1.0,)), seed=1)
     assert result.verdict is Verdict.VIOLATION

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from dpaudit.auditor import Verdict, audit, bounds
+from dpaudit.auditor import DEFAULT_VERDICT_CONFIDENCE, Verdict, audit, bounds
 from dpaudit.auditor.screening import rescored_shortlist
 from dpaudit.auditor.search import search_events
 
@@ -58,10 +58,11 @@ def test_rescored_shortlist_needs_held_out_rows():
 @pytest.mark.statistical
 def test_screened_audits_of_correct_mechanisms_flag_at_most_alpha():
     # Without a pair the held-out re-scoring chooses among the candidate pairs.  The choice uses
-    # search draws only, so each audit still flags with probability <= alpha = 0.05 and the flags of
-    # R seeds are stochastically at most Bin(R, 0.05); allowed: its 1 - 1e-4 quantile (7 of 30).
+    # search draws only, so each audit still flags with probability <= alpha' = 1 - verdict_confidence
+    # = 0.001 and the flags of R seeds are stochastically at most Bin(R, 0.001); allowed: its
+    # 1 - 1e-6 quantile (3 of 30).
     seeds = range(30)
-    allowed = int(binom.isf(1e-4, len(seeds), 0.05))
+    allowed = int(binom.isf(1e-6, len(seeds), 1 - DEFAULT_VERDICT_CONFIDENCE))
     for name in ("laplace", "report-noisy-max"):
         results = [audit(name, samples=5_000, seed=seed) for seed in seeds]
         assert all(r.pairs_screened > 1 for r in results)

@@ -16,12 +16,23 @@ from tests.auditor import fixtures
 
 def test_schedule_doubles_and_spends_alpha_exactly():
     plan = schedule(10**6, 0.95)
-    assert plan.sizes == (62_500, 125_000, 250_000, 500_000, 1_000_000)
-    assert math.isclose(sum(plan.alphas), 0.05) and plan.alphas[-1] == pytest.approx(0.05 * 16 / 31)
-    assert plan.increments() == [62_500, 62_500, 125_000, 250_000, 500_000]
-    assert schedule(10**6, 0.95, early_stopping=False).sizes == (10**6,)
-    assert schedule(1_500, 0.95).sizes == (1_500,)  # too small for a first look of >= 1000
+    assert plan.sizes == (62_500, 125_000, 250_000, 500_000, 1_000_000, 2_000_000, 4_000_000) and plan.planned == 5
+    assert math.isclose(sum(plan.alphas), 0.05)
+    assert plan.alphas[4] == pytest.approx(0.05 * 0.8 * 16 / 31)  # planned looks: 1 - EXTENSION_SHARE
+    assert plan.alphas[6] == pytest.approx(0.05 * 0.2 * 2 / 3)  # extension looks: EXTENSION_SHARE
+    assert plan.increments() == [62_500, 62_500, 125_000, 250_000, 500_000, 1_000_000, 2_000_000]
+    single = schedule(10**6, 0.95, early_stopping=False)
+    assert single.sizes == (10**6,) and single.alphas == (pytest.approx(0.05),)
+    assert schedule(1_500, 0.95).sizes[: schedule(1_500, 0.95).planned] == (1_500,)  # too small for a first look of >= 1000
     assert "alpha spending over 5 looks" in plan.describe()
+    assert plan.verdict_alphas == plan.alphas  # one level unless a verdict level is given
+
+
+def test_the_verdicts_alpha_is_spent_over_the_same_looks():
+    plan = schedule(10**6, 0.95, verdict_confidence=0.999)
+    assert math.isclose(sum(plan.verdict_alphas), 0.001)
+    assert all(math.isclose(v / a, 0.001 / 0.05) for v, a in zip(plan.verdict_alphas, plan.alphas))
+    assert plan.futility_alphas == tuple(0.2 * a for a in plan.alphas)  # futility stays with the estimate
 
 
 def test_upper_bound_mirrors_the_lower_bound():
@@ -33,14 +44,16 @@ def test_upper_bound_mirrors_the_lower_bound():
     assert sequential_p_value([0.04, 0.01], (0.01, 0.04)) == pytest.approx(min(0.04 * 5, 0.01 * 0.05 / 0.04))
 
 
-def _sequential_flags(p_a: float, p_b: float, runs: int, n: int, method: str, seed: int) -> np.ndarray:
+def _sequential_flags(p_a: float, p_b: float, runs: int, n: int, method: str, seed: int,
+                      confidence: float = 0.95) -> np.ndarray:
     """Simulate the verification stage of ``runs`` audits on one event: the running maximum per run.
 
     Counts are drawn the way the auditor draws them: per batch, Poisson(increment) samples per side
     and binomial hits; each look bounds the cumulative counts at 1 - alpha_j.  Whatever rule stops
-    an audit, it reports a violation only if this maximum over the looks made exceeds the claim.
+    an audit, it reports a violation only if this maximum over the looks made exceeds the claim.  Every
+    look is made, the extension looks included: the worst case of any stopping or extension rule.
     """
-    plan = schedule(n, 0.95)
+    plan = schedule(n, confidence)
     rng = np.random.default_rng(seed)
     ka = kb = na = nb = np.zeros(runs, dtype=np.int64)
     best = np.full(runs, -np.inf)
@@ -54,21 +67,23 @@ def _sequential_flags(p_a: float, p_b: float, runs: int, n: int, method: str, se
 
 
 @pytest.mark.statistical
+@pytest.mark.parametrize("confidence", [0.95, 0.999])
 @pytest.mark.parametrize("method", ["joint", "union"])
 @pytest.mark.parametrize("p_a", [0.5, 0.02])
-def test_running_maximum_over_looks_keeps_the_confidence(method, p_a):
+def test_running_maximum_over_looks_keeps_the_confidence(method, p_a, confidence):
     """P[max over looks of the bound > true epsilon] <= alpha, whatever the stopping rule.
 
     The event's true log-ratio is exactly the claim (epsilon = 1), the hardest case for validity.
-    20 000 simulated audits: a valid procedure flags at most Bin(20 000, 0.05) of them; the test
-    allows its 1 - 1e-6 quantile.  Power twin: at a true log-ratio of 1.5 (claim 1) the same
-    count is exceeded (the final look's gap at N = 20 000 is below 0.2 for both events).
+    20 000 simulated audits at the estimate's and the verdict's default levels: a valid procedure
+    flags at most Bin(20 000, alpha) of them; the test allows its 1 - 1e-6 quantile.  Power twin: at
+    a true log-ratio of 1.5 (claim 1) the same count is exceeded (the last look's gap, at 4N = 80 000,
+    is below 0.25 for both events at both levels: 0.22 for the union bound at p_a = 0.02 and 0.999).
     """
     runs, n, epsilon = 20_000, 20_000, 1.0
-    allowed = binom.isf(1e-6, runs, 0.05)
-    at_claim = _sequential_flags(p_a, p_a * math.exp(-epsilon), runs, n, method, seed=20261122)
+    allowed = binom.isf(1e-6, runs, 1 - confidence)
+    at_claim = _sequential_flags(p_a, p_a * math.exp(-epsilon), runs, n, method, 20261122, confidence)
     assert np.count_nonzero(at_claim > epsilon) <= allowed
-    beyond = _sequential_flags(p_a, p_a * math.exp(-1.5), runs, n, method, seed=20261123)
+    beyond = _sequential_flags(p_a, p_a * math.exp(-1.5), runs, n, method, 20261123, confidence)
     assert np.count_nonzero(beyond > epsilon) > allowed
 
 
@@ -78,7 +93,7 @@ def test_blatant_violation_stops_at_the_first_look():
     assert result.stopping["stopped_at"] == 1 and result.stopping["reason"] == "violation"
     assert result.stopping["samples_used"] == 6_250 and result.stopping["fraction_used"] <= 0.1
     assert abs(result.sample_sizes[0] - 6_250) < 6 * math.sqrt(6_250)
-    assert any("stopped at look 1 of 5" in note for note in result.notes)
+    assert any("stopped at look 1 of 5 " in note for note in result.notes)
 
 
 def test_mechanism_well_inside_its_claim_stops_for_futility_and_one_at_it_does_not():

@@ -154,6 +154,7 @@ def test_report_directory_gets_a_json_and_an_html_report_per_audit(pytester):
     jsonschema.Draft202012Validator(load_schema()).validate(document)
     audit = document["audit"]["result"]
     assert audit["verdict"] == "pass" and audit["confidence"] == pytest.approx(1 - 1e-6)
+    assert audit["verdict_confidence"] == audit["confidence"]  # the plugin's level is also the verdict's
     assert audit["samples"] == 20_000 and sorted(audit["pair"], key=len) == [[1, 0, 1], [1, 0, 1, 1]]  # either order
     assert document["proof"] == {"status": "skipped", "result": None, "note": "not run by the pytest plugin"}
     assert document["settings"]["seed"] == audit["seed"]

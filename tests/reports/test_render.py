@@ -103,7 +103,7 @@ def test_markdown_has_the_sections_in_pyramid_order(laplace_report):
 def test_stopping_run_and_leak_checks_are_shown_in_both_formats(laplace_report):
     audit = laplace_report["audit"]["result"]
     stopping = audit["stopping"]
-    stopped = f"stopped at look {stopping['stopped_at']} of {len(stopping['looks'])} after {stopping['samples_used']}"
+    stopped = f"stopped at look {stopping['stopped_at']} of {stopping['planned_looks']} after {stopping['samples_used']}"
     for text in (render(laplace_report, "markdown"), render(laplace_report, "html")):
         assert stopped in text
         assert "alpha spending over" in text  # the procedure itself
