@@ -85,11 +85,11 @@ from .progress import Progress
 from .relation import RelationChoice, choose_relation
 from .result import AuditResult, Verdict, VerifiedEvent, from_plain, plain
 from .sampling import Draws, fresh_seed
-from .scopes import bounds_by_scope, describe, with_both_scopes
+from .scopes import bounds_by_scope, describe, implementation_only, with_both_scopes
 from .screening import search_stage
 from .search import Scored
 from .search_record import outcome_from_record, search_record
-from .side_channels import observed, readable, side_channel_findings, with_side_channels
+from .side_channels import observed, readable, side_channel_findings, side_channel_reader, with_side_channels
 from .sequential import schedule
 from .shipping import leave_if_rerun_by_worker
 from .verification import verify
@@ -371,8 +371,9 @@ def audit(
         else:
             outcome = search_stage(draws, pairs, n_search, score, rescore, checks, bool(learned))
             # The best leak-family and own-family events are both verified (:mod:`.scopes`).
+            implementation = implementation_only(side_channel_reader(draws.coding, channels))
             chosen = [replace(s, event=labelled(s.event, draws.coding))
-                      for s in with_both_scopes(outcome.found, _distinct(outcome.found, candidates))]
+                      for s in with_both_scopes(outcome.found, _distinct(outcome.found, candidates), implementation)]
             if store is not None:
                 store.set_search(search_record(outcome, chosen))
         a, b = pairs[outcome.pair_index]
@@ -416,7 +417,8 @@ def audit(
         "batching": getattr(mechanism.sampler, "batching", None),
     }
     result = _result(mechanism, claim, chosen_method, n, seed, (confidence, verdict_confidence), plan, checked,
-                     outcome, (a, b), pairs, notes, draws, run, started, tuple(findings), checks, relation, certified)
+                     outcome, (a, b), pairs, notes, draws, run, started, tuple(findings), checks, relation,
+                     implementation_only(side_channel_reader(draws.coding, channels)), certified)
     return readable(result) if channels else result
 
 
@@ -455,7 +457,7 @@ def _reproducibility(mechanism: Any, seed: int) -> str:
 
 
 def _result(mechanism, claim, method, n, seed, levels, plan, checked, outcome, pair, pairs, notes, draws, run,
-            started, findings, checks, relation, certified=None) -> AuditResult:
+            started, findings, checks, relation, implementation, certified=None) -> AuditResult:
     confidence, verdict_confidence = levels
     measured = checked.measured
     _, holm = bounds.holm_adjusted([m.p for m in measured], confidence)
@@ -521,7 +523,8 @@ def _result(mechanism, claim, method, n, seed, levels, plan, checked, outcome, p
     if verdict is not Verdict.VIOLATION and deterministic:
         verdict, decided_by = Verdict.VIOLATION, "sensitivity"
         reason = f"the sensitivity check found {deterministic[0]['reason']}"
-    scopes = bounds_by_scope(list(records), checks, claim.epsilon, (confidence, verdict_confidence),
+    flags = [implementation(m.scored) for m in measured]
+    scopes = bounds_by_scope(list(records), flags, checks, claim.epsilon, (confidence, verdict_confidence),
                              decided_by in ("bound", "certificate"))
     reason += describe(scopes, claim.epsilon)
     stopping = {

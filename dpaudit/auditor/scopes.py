@@ -24,20 +24,28 @@ else *implementation* (only a leak event refutes the claim: fix the floating poi
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from .leak_events import LEAK_FAMILIES
 from .search import Scored
 
-__all__ = ["bounds_by_scope", "describe", "with_both_scopes"]
+__all__ = ["bounds_by_scope", "describe", "implementation_only", "with_both_scopes"]
 
 
-def with_both_scopes(found: list[Scored], chosen: list[Scored]) -> list[Scored]:
-    """``chosen`` plus the best own-family event of ``found`` (ranked best first) when every chosen event
-    is of a leak family; else ``chosen`` itself."""
-    if not chosen or any(s.family not in LEAK_FAMILIES for s in chosen):
+def implementation_only(reads_side_channel: Callable[[Any], bool]) -> Callable[[Scored], bool]:
+    """Whether a found event speaks of the implementation only: it is of a leak family, or it reads a
+    side channel (:mod:`.side_channels`: the draw count or wall time recorded beside the output)."""
+    return lambda scored: scored.family in LEAK_FAMILIES or reads_side_channel(scored.event)
+
+
+def with_both_scopes(found: list[Scored], chosen: list[Scored],
+                     implementation: Callable[[Scored], bool]) -> list[Scored]:
+    """``chosen`` plus the best own event of ``found`` (ranked best first) when every chosen event is an
+    implementation event (``implementation``, :func:`implementation_only`); else ``chosen`` itself."""
+    if not chosen or not all(implementation(s) for s in chosen):
         return list(chosen)
-    own = next((s for s in found if s.family not in LEAK_FAMILIES), None)
+    own = next((s for s in found if not implementation(s)), None)
     return list(chosen) + ([own] if own is not None else [])
 
 
@@ -56,16 +64,17 @@ def _scope(records: list[Any], levels: tuple[float, float]) -> dict[str, Any] | 
     }
 
 
-def bounds_by_scope(records: list[Any], checks: tuple[str, ...], epsilon: float, levels: tuple[float, float],
-                    decided: bool) -> dict[str, Any]:
+def bounds_by_scope(records: list[Any], flags: list[bool], checks: tuple[str, ...], epsilon: float,
+                    levels: tuple[float, float], decided: bool) -> dict[str, Any]:
     """The two bounds and the scope that decided a violation (``decided``: decided by a verified event).
 
-    Empty when the search ran no leak family (then there is one scope, and it is the algorithm's).
-    ``algorithmic`` is None when no own-family event was verified (every output took one value).
+    ``flags[i]`` says whether ``records[i]`` is an implementation event (:func:`implementation_only`).
+    Empty when the search ran no leak family and no event read a side channel (then there is one
+    scope, and it is the algorithm's).  ``algorithmic`` is None when no own event was verified.
     """
-    if not set(checks) & set(LEAK_FAMILIES):
+    if not set(checks) & set(LEAK_FAMILIES) and not any(flags):
         return {}
-    own = [r for r in records if r.family not in LEAK_FAMILIES]
+    own = [r for r, flag in zip(records, flags) if not flag]
     implementation, algorithmic = _scope(list(records), levels), _scope(own, levels)
     deciding = None
     if decided:
@@ -86,6 +95,6 @@ def describe(scopes: dict[str, Any], epsilon: float) -> str:
                 f"{bound:.4g} > {epsilon:g} at {algorithmic['verdict_confidence']:g}, so the algorithm itself breaks "
                 f"the claim, whatever the floating point")
     shown = f"{bound:.4g}" if math.isfinite(bound) else "-"
-    return (f"; decided by the implementation bound (a leak event): the algorithmic bound, the mechanism's own events "
-            f"only, is {shown} <= {epsilon:g} at {algorithmic['verdict_confidence']:g}, so exact arithmetic would "
-            f"remove this violation as far as this audit can see")
+    return (f"; decided by the implementation bound (a leak or side-channel event): the algorithmic bound, the "
+            f"mechanism's own events only, is {shown} <= {epsilon:g} at {algorithmic['verdict_confidence']:g}, so exact "
+            f"arithmetic and a fixed number of draws would remove this violation as far as this audit can see")

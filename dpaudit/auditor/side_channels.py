@@ -244,6 +244,17 @@ def as_audited(mechanism: Mechanism, checks: tuple[str, ...]) -> Mechanism:
     return with_side_channels(mechanism, channels) if channels else mechanism
 
 
+def side_channel_reader(coding: Any, channels: tuple[str, ...]) -> Callable[[Any], bool]:
+    """A test of whether an event reads one of the recorded side channels (structurally; a learned score
+    reads every coordinate, so it reads them too)."""
+    from .learned import LearnedThreshold
+
+    if not channels or coding is None or coding.keys is None:
+        return lambda event: False
+    where = [coding.keys.index(repr(_KEYS[c])) for c in channels if repr(_KEYS[c]) in coding.keys]
+    return lambda event: bool(where) and (isinstance(event, LearnedThreshold) or any(_reads(event, c) for c in where))
+
+
 def _reads(event: Any, coordinate: int) -> bool:
     """Whether membership in ``event`` depends on coordinate ``coordinate`` (structurally)."""
     from .events import AtomThreshold, RowSet

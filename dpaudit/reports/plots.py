@@ -155,6 +155,10 @@ def output_distributions(sample: Resample, event: Any, event_text: str, pair_tex
         if not hi > lo:
             lo, hi = lo - 0.5, hi + 0.5
         edges = np.linspace(lo, hi, _BINS + 1)
+        if not np.all(np.diff(edges) > 0):  # a range of a few ulps (large outputs): widen it to separate the bins
+            span = max(abs(lo), abs(hi)) * 1e-9
+            lo, hi = lo - span, hi + span
+            edges = np.linspace(lo, hi, _BINS + 1)
         ax.hist(va, bins=edges, histtype="step", density=True, color=_COLOURS[0], label="M(a)")
         ax.hist(vb, bins=edges, histtype="step", density=True, color=_COLOURS[1], label="M(b)")
         _shade_1d(ax, event, edges)

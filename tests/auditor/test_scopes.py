@@ -9,7 +9,9 @@ import pytest
 
 import dpaudit
 from dpaudit.auditor import AuditResult, Verdict, audit
-from dpaudit.auditor.scopes import with_both_scopes
+from dpaudit.auditor.scopes import implementation_only, with_both_scopes
+
+LEAK = implementation_only(lambda event: False)  # no side channel recorded
 from dpaudit.auditor.search import Scored
 
 
@@ -19,12 +21,12 @@ def _scored(family: str, objective: float) -> Scored:
 
 def test_the_best_own_event_is_verified_beside_leak_events():
     found = [_scored("lattice", 9.0), _scored("float-support", 8.0), _scored("threshold", 0.9), _scored("atom", 0.8)]
-    assert [s.family for s in with_both_scopes(found, found[:1])] == ["lattice", "threshold"]
-    assert [s.family for s in with_both_scopes(found, found[:2])] == ["lattice", "float-support", "threshold"]
+    assert [s.family for s in with_both_scopes(found, found[:1], LEAK)] == ["lattice", "threshold"]
+    assert [s.family for s in with_both_scopes(found, found[:2], LEAK)] == ["lattice", "float-support", "threshold"]
     # An own event ranks first: the scopes share it, and the lower-ranked leak event is not added.
     ranked = [found[2], found[0], found[3]]
-    assert with_both_scopes(ranked, ranked[:1]) == ranked[:1]
-    assert with_both_scopes(found[:2], found[:1]) == found[:1]  # no own event found: nothing to add
+    assert with_both_scopes(ranked, ranked[:1], LEAK) == ranked[:1]
+    assert with_both_scopes(found[:2], found[:1], LEAK) == found[:1]  # no own event found: nothing to add
 
 
 @pytest.mark.statistical
@@ -75,3 +77,14 @@ def test_the_cli_prints_both_bounds():
     assert "implementation: epsilon >= " in out and "algorithmic   : epsilon >= " in out
     assert "decided : by the implementation bound" in out
     assert np.isfinite(float(out.split("algorithmic   : epsilon >= ")[1].split()[0]))
+
+
+def test_a_side_channel_event_is_of_the_implementation_not_the_algorithm():
+    # geometric-by-trials: its output is the exact two-sided geometric, its draw count gives the input
+    # away; the violation found on (output, draws) must be laid at the implementation's door.
+    result = dpaudit.audit("geometric-by-trials", samples=2000, seed=1, executor="in-process")
+    assert result.violation
+    scopes = result.bounds_by_scope
+    assert scopes["decided_by"] == "implementation", scopes
+    algorithmic = scopes["algorithmic"]
+    assert algorithmic is None or algorithmic["verdict_epsilon_lower_bound"] <= result.claim.epsilon
