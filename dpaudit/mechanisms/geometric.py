@@ -39,8 +39,10 @@ def positive_fraction(name: str, value: Any) -> Fraction:
     return exact
 
 
-def geometric_density(epsilon: Fraction, sensitivity: Fraction, note: str = ""):
-    """p(y | q) = (1 - a)/(1 + a) a^|y - q|, a = exp(-epsilon/Delta), y integer; symbolic eps, Delta."""
+def geometric_density(epsilon: Any, sensitivity: Fraction, note: str = ""):
+    """p(y | q) = (1 - a)/(1 + a) a^|y - q|, a = exp(-epsilon/Delta), y integer; symbolic eps, Delta.
+
+    ``epsilon`` at the instance is a Fraction or an exact sympy number (``log(2)``)."""
     import sympy
 
     from .density import SymbolicDensity, symbol
@@ -56,7 +58,7 @@ def geometric_density(epsilon: Fraction, sensitivity: Fraction, note: str = ""):
         discrete=True,
         output_domain=sympy.S.Integers,
         instance={
-            eps: sympy.Rational(epsilon.numerator, epsilon.denominator),
+            eps: sympy.Rational(epsilon.numerator, epsilon.denominator) if isinstance(epsilon, Fraction) else epsilon,
             sens: sympy.Rational(sensitivity.numerator, sensitivity.denominator),
         },
         note=note,

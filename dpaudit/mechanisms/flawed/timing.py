@@ -28,6 +28,7 @@ Differential privacy bounds what the *output* tells; an observer who also sees h
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -35,7 +36,7 @@ import numpy as np
 from ...claims import PureDP
 from ...neighbours import AddRemove
 from ..base import Mechanism
-from ..geometric import integer_count
+from ..geometric import geometric_density, integer_count
 from ..registry import register
 
 __all__ = ["geometric_by_trials"]
@@ -47,19 +48,8 @@ def _half_geometric_density():
     """p(y | q) = (1/3) 2^-|y - q| on the integers: the two-sided geometric with a = 1/2 = e^-epsilon."""
     import sympy
 
-    from ..density import SymbolicDensity, symbol
-
-    y, q, eps, sens = symbol("y"), symbol("q"), symbol("epsilon"), symbol("Delta")
-    a = sympy.exp(-eps / sens)
-    return SymbolicDensity(
-        expr=(1 - a) / (1 + a) * a ** sympy.Abs(y - q),
-        outputs=(y,),
-        inputs=(q,),
-        epsilon=eps,
-        sensitivity=sens,
-        discrete=True,
-        output_domain=sympy.S.Integers,
-        instance={eps: sympy.log(2), sens: sympy.Integer(1)},
+    return geometric_density(
+        sympy.log(2), Fraction(1),
         note=("exact pmf of the output; the implementation leaks the input through its side channel (the number of "
               "random draws a run takes), which the density does not model"),
     )
