@@ -37,6 +37,7 @@ import numpy as np
 from .._validation import check_nonnegative_int
 from ..errors import MechanismError
 from ..mechanisms.base import Mechanism
+from ..mechanisms.outputs import SHAPE_HINT
 from .checkpoint import Checkpoint
 from .executors import CHUNK_VALUES, ChunkResult, ChunkTask, MechanismRef, chunk_sizes
 
@@ -92,7 +93,7 @@ class Draws:
             elif result.shape != self.output_shape:
                 raise MechanismError(
                     f"mechanism {self.mechanism.name!r} returned outputs of varying shapes: "
-                    f"{self.output_shape} and {result.shape}"
+                    f"{self.output_shape} and {result.shape}{SHAPE_HINT}"
                 )
             self.dtype_kinds.add(result.dtype_kind)
             if result.coding is not None:

@@ -46,6 +46,7 @@ import numpy as np
 
 from ..errors import MechanismError
 from ..mechanisms.base import Mechanism
+from ..mechanisms.outputs import SHAPE_HINT
 
 __all__ = [
     "DRAWS_KEY",
@@ -160,7 +161,8 @@ def _output_columns(name: str, outputs: list[Any]) -> dict[Any, list[Any]]:
         rows = [np.ravel(o) if isinstance(o, np.ndarray) else o for o in outputs]
         width = len(rows[0])
         if any(not isinstance(r, (tuple, list, np.ndarray)) or len(r) != width for r in rows):
-            raise MechanismError(f"mechanism {name!r} returned outputs of varying shapes: {first!r} and others")
+            raise MechanismError(f"mechanism {name!r} returned outputs of varying shapes: {first!r} and others"
+                                 f"{SHAPE_HINT}")
         return {f"output[{i}]": [r[i] for r in rows] for i in range(width)}
     return {"output": outputs}
 

@@ -181,6 +181,7 @@ class Mechanism:
         except Exception as exc:  # the code under test may raise anything; report it, keep the cause
             raise MechanismError(
                 f"mechanism {self.name!r} raised {type(exc).__name__}: {exc} (data={_short(data)}, n={n})"
+                + _randomness_hint(exc, self.randomness)
             ) from exc
         return _check_outputs(self.name, raw, n, data)
 
@@ -263,6 +264,15 @@ class Mechanism:
             "source": self.source,
             "randomness": self.randomness,
         }
+
+
+def _randomness_hint(exc: Exception, randomness: str) -> str:
+    """What to add when the function called a method its randomness argument does not have: it expected
+    another kind of source than the one its signature suggested (e.g. RandomState's ``random_sample``)."""
+    if randomness != "generator" or not isinstance(exc, AttributeError) or "Generator' object" not in str(exc):
+        return ""
+    return ("; it was given a numpy Generator: if it expects a RandomState or a random.Random, annotate that "
+            "parameter or pass randomness='random-state' / 'python-random'")
 
 
 def _json_float(value: float | None) -> float | str | None:

@@ -48,6 +48,9 @@ from ..errors import MechanismError
 
 __all__ = ["OutputCoding", "encode_outputs", "label_code"]
 
+SHAPE_HINT = (" (outputs must share one shape: pad sequences to one length, e.g. with None, or return a "
+              "variable-length answer as one label, str(...))")
+
 _HASH_KEY = b"dpaudit-output-label"
 _CODE_SHIFT = 64 - 53
 SUPPORTED = (
@@ -168,7 +171,7 @@ class OutputCoding:
         if other.shape != self.shape or other.keys != self.keys:
             what = (f"keys {list(self.keys or ())} and {list(other.keys or ())}" if other.keys != self.keys
                     else f"shapes {self.shape} and {other.shape}")
-            raise MechanismError(f"mechanism {name!r} returned outputs of varying shapes: {what}")
+            raise MechanismError(f"mechanism {name!r} returned outputs of varying shapes: {what}{SHAPE_HINT}")
         labels = dict(self.labels)
         _add_labels(labels, other.labels, name)
         kinds = tuple(_merge_kind(a, b) for a, b in zip(self.kinds, other.kinds))
@@ -362,6 +365,6 @@ def encode_outputs(name: str, raw: Any, n: int) -> tuple[np.ndarray, OutputCodin
         values, shape, kinds, keys = _encode_runs(list(raw), encoder)
         return values, OutputCoding(shape, kinds, keys, encoder.labels)
     except _Varying as exc:
-        raise MechanismError(f"mechanism {name!r} returned outputs of varying shapes: {exc}") from None
+        raise MechanismError(f"mechanism {name!r} returned outputs of varying shapes: {exc}{SHAPE_HINT}") from None
     except _Unsupported as exc:
         raise MechanismError(f"mechanism {name!r} returned {exc}; supported: {SUPPORTED}") from None

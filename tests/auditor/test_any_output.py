@@ -230,3 +230,17 @@ def test_the_readme_example_runs_as_written():
     assert (result.verdict.value, result.event) == ("violation", "output == 'no'")
     said = dpaudit.audit(namespace["noisy_bit"], epsilon=2.0, pair=(1, 0), samples=2_000, seed=1)
     assert said.reproducible is False and "draws its own randomness" in said.reproducibility
+
+
+def test_sequences_of_varying_length_are_refused_with_what_to_do():
+    def svt(queries, rng):  # stops at the first answer above the threshold: outputs of 1 to 5 answers
+        out = []
+        for q in queries:
+            out.append(bool(q + rng.laplace(0, 2.0) > 2.5))
+            if out[-1]:
+                break
+        return tuple(out)
+
+    with pytest.raises(dpaudit.MechanismError, match=r"varying shapes.*pad sequences to one length"):
+        dpaudit.audit(svt, epsilon=1.0, pair=([0] * 5, [1] * 5), samples=1000, seed=1, executor="in-process",
+                      neighbours="query-distance:1:linf")

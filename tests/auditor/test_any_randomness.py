@@ -136,3 +136,14 @@ def test_reports_say_when_the_audit_is_not_reproducible():
     import jsonschema
 
     jsonschema.Draft202012Validator(load_schema()).validate(document)
+
+
+def test_a_function_that_expects_a_random_state_is_told_how_to_say_so():
+    def noisy_bit(bit, rng):  # no annotation: taken for a Generator, which has no random_sample
+        return bit if rng.random_sample() < 0.75 else 1 - bit
+
+    with pytest.raises(dpaudit.MechanismError, match="randomness='random-state'"):
+        dpaudit.audit(noisy_bit, epsilon=2.0, pair=(1, 0), samples=1000, seed=1, executor="in-process")
+    result = dpaudit.audit(noisy_bit, epsilon=2.0, pair=(1, 0), samples=1000, seed=1, executor="in-process",
+                           randomness="random-state")
+    assert result.reproducible and not result.violation
