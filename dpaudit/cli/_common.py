@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ..errors import DPAuditError
+from ..errors import DPAuditError, InvalidArgument, InvalidDataset
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -140,3 +140,45 @@ def parse_distance(text: str) -> int | float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidArgument(f"--d-in={text!r} must be a number, e.g. --d-in 1")
     return value
+
+
+def _as_input(value: Any) -> Any:
+    """JSON arrays become tuples (hashable, like catalogue pairs); everything else is kept."""
+    if isinstance(value, list):
+        return tuple(_as_input(v) for v in value)
+    return value
+
+
+def parse_input(option: str, text: str) -> Any:
+    """An input given on the command line as JSON (``--a``, ``--b``, ``--data``): a dataset or a query value."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidDataset(f"{option}={text!r} is not valid JSON ({exc.msg})") from None
+    if isinstance(value, dict) or value is None or isinstance(value, bool):
+        raise InvalidDataset(f"{option}={text!r} must be a dataset (JSON array of records) or a query value")
+    return _as_input(value)
+
+
+def parse_pair(a: str | None, b: str | None) -> tuple[Any, Any] | None:
+    """``--a`` and ``--b`` as the pair of neighbouring inputs (both or neither)."""
+    if a is None and b is None:
+        return None
+    if a is None or b is None:
+        raise InvalidArgument("--a and --b must be given together (the two neighbouring inputs)")
+    return parse_input("--a", a), parse_input("--b", b)
+
+
+_ARGUMENT_OPTIONS = {"pair=": "--a/--b", "data=": "--data", "neighbours=": "--neighbours"}
+
+
+def options_hint(exc: Exception) -> str:
+    """The error's message with the Python arguments it names (``pair=``, ``data=``, the start hint) said as
+    the options that give them on the command line."""
+    from ..auditor.pairs import START_HINT
+
+    text = str(exc).replace(START_HINT, "give --a JSON --b JSON or --data JSON")
+    for argument, option in _ARGUMENT_OPTIONS.items():
+        if text.startswith(argument):
+            return f"{option}: {text}"
+    return text

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from ..errors import InvalidArgument, InvalidDataset, MechanismError
+from ..errors import InvalidArgument, MechanismError
 from ._common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -22,42 +22,13 @@ from ._common import (
     echo_json,
     guarded,
     json_option,
+    options_hint,
     parse_distance,
+    parse_input,
+    parse_pair,
 )
 
 EXIT_FOR_VERDICT = {"pass": EXIT_OK, "violation": EXIT_VIOLATION, "underpowered": EXIT_UNKNOWN}
-
-
-def _as_input(value: Any) -> Any:
-    """JSON arrays become tuples (hashable, like catalogue pairs); everything else is kept."""
-    if isinstance(value, list):
-        return tuple(_as_input(v) for v in value)
-    return value
-
-
-def _parse_json(option: str, text: str) -> Any:
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidDataset(f"{option}={text!r} is not valid JSON ({exc.msg})") from None
-    if isinstance(value, dict) or value is None or isinstance(value, bool):
-        raise InvalidDataset(f"{option}={text!r} must be a dataset (JSON array of records) or a query value")
-    return _as_input(value)
-
-
-def _pair(a: str | None, b: str | None) -> tuple[Any, Any] | None:
-    if a is None and b is None:
-        return None
-    if a is None or b is None:
-        raise InvalidArgument("--a and --b must be given together (the two neighbouring inputs)")
-    return _parse_json("--a", a), _parse_json("--b", b)
-
-
-def _options_hint(exc: Exception) -> str:
-    """The error's message with the Python arguments of the start hint named as the options that give them."""
-    from ..auditor.pairs import START_HINT
-
-    return str(exc).replace(START_HINT, "give --a JSON --b JSON or --data JSON")
 
 
 def _reproduction(
@@ -247,9 +218,9 @@ def audit(
     from ..auditor import audit as run_audit
     from ..auditor.sampling import fresh_seed
 
-    pair = _pair(a_json, b_json)
+    pair = parse_pair(a_json, b_json)
     d_in = None if d_in_json is None else parse_distance(d_in_json)
-    data = None if data_json is None else _parse_json("--data", data_json)
+    data = None if data_json is None else parse_input("--data", data_json)
     seed = fresh_seed() if seed is None else seed
     checks = [
         name
@@ -283,13 +254,14 @@ def audit(
             learned=not no_learned_events,
         )
     except MechanismError as exc:
-        raise MechanismError(f"{_options_hint(exc)} (rerun with --seed {seed})") from exc
+        # The mechanism ran on inputs the user typed (or on neighbours of --data): name the options that gave them.
+        inputs = " (on the inputs given by --a / --b / --data)" if pair is not None or data is not None else ""
+        raise MechanismError(f"{options_hint(exc)}{inputs} (rerun with --seed {seed})") from exc
     except InvalidArgument as exc:
-        from ..auditor.pairs import START_HINT
-
-        if START_HINT not in str(exc):
+        hinted = options_hint(exc)
+        if hinted == str(exc):
             raise
-        raise InvalidArgument(_options_hint(exc)) from exc
+        raise InvalidArgument(hinted) from exc
     flags = tuple(
         flag
         for flag, used in ((f"--neighbours {neighbours}", neighbours is not None),

@@ -25,7 +25,10 @@ from ._common import (
     echo_json,
     guarded,
     json_option,
+    options_hint,
     parse_distance,
+    parse_input,
+    parse_pair,
     save_finished,
 )
 
@@ -62,6 +65,10 @@ def _one(target: str, output: Path, options: dict[str, Any], as_json: bool) -> i
         click.echo(f"  reproduce: {document['settings']['reproduce']}")
     if problem is not None:  # the work is done and kept; the path the user asked for is what failed
         click.echo(f"dpaudit: error: {problem}", err=True)
+        return EXIT_BAD_INPUT
+    audit_section = document["audit"]
+    if audit_section["status"] == "error":  # the report is written, but the audit the user asked for could not run
+        click.echo(f"dpaudit: error: the audit could not run: {options_hint(audit_section['note'])}", err=True)
         return EXIT_BAD_INPUT
     return _OVERALL_EXIT[summary["overall"]]
 
@@ -134,6 +141,12 @@ def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool)
 @click.option("--delta", type=float, default=None, help="Claimed delta (default: the mechanism's claim, else 0).")
 @click.option("--d-in", "d_in_json", default=None, metavar="NUMBER",
               help="OpenDP measurements only: the input distance at which the privacy map gives the claim.")
+@click.option("--a", "a_json", default=None, metavar="JSON", help="First neighbouring input to audit, as JSON.")
+@click.option("--b", "b_json", default=None, metavar="JSON", help="Second neighbouring input to audit, as JSON.")
+@click.option("--data", "data_json", default=None, metavar="JSON",
+              help="Example dataset (JSON array) the pair search starts from when --a/--b are absent.")
+@click.option("--neighbours", default=None, metavar="RELATION",
+              help="Neighbour relation: add-remove, replace, local or query-distance[:DELTA[:NORM]] (as for audit).")
 @click.option("--samples", type=int, default=None,
               help="Verification samples per side (default 10^6, also with --all).")
 @click.option("--seed", type=int, default=None, help="Seed that reproduces the report (default: drawn; fixed with --all).")
@@ -155,6 +168,10 @@ def report(
     epsilon: float | None,
     delta: float | None,
     d_in_json: str | None,
+    a_json: str | None,
+    b_json: str | None,
+    data_json: str | None,
+    neighbours: str | None,
     samples: int | None,
     seed: int | None,
     confidence: float,
@@ -180,13 +197,18 @@ def report(
     if not output.strip():  # click would read '' as the current folder
         raise InvalidArgument(f"-o/--output={output!r} must name a file (TARGET) or a folder (--all)")
     d_in = None if d_in_json is None else parse_distance(d_in_json)
+    pair = parse_pair(a_json, b_json)
+    data = None if data_json is None else parse_input("--data", data_json)
     options = dict(epsilon=epsilon, delta=delta, d_in=d_in, samples=samples, seed=seed, confidence=confidence, plots=plots,
                    proof_timeout=proof_timeout, skip_checks=skip_checks)
     if all_:
         if epsilon is not None or delta is not None or d_in is not None:
             raise InvalidArgument("--epsilon, --delta and --d-in state one mechanism's claim; they do not apply to --all")
+        if pair is not None or data is not None or neighbours is not None:
+            raise InvalidArgument("--a, --b, --data and --neighbours state one mechanism's inputs; they do not apply "
+                                  "to --all")
         sys.exit(_all(Path(output), options, jobs, as_json))
-    sys.exit(_one(target, Path(output), options, as_json))
+    sys.exit(_one(target, Path(output), {**options, "pair": pair, "data": data, "neighbours": neighbours}, as_json))
 
 
 COMMAND = report

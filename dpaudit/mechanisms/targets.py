@@ -144,6 +144,9 @@ def resolve(
         dlt = target.claim.delta if delta is None else delta
         return replace(target, claim=ApproxDP(eps, dlt) if dlt else PureDP(eps))
     if callable(target):
+        if isinstance(target, type):
+            raise UnknownMechanism(f"{named} is a class, not a mechanism: give a function f(data, rng) or "
+                                   "f(data, n, rng), a Mechanism, or a library object")
         check_run_signature(named, target)
         return Mechanism.from_callable(target, claim=_claim_for(epsilon, delta, repr(target)), randomness=randomness)
     if target is original:

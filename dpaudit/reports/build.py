@@ -116,8 +116,11 @@ def build_report(
     env: dict[str, Any] | None = None,
     progress: Callable[[str], None] | None = None,
     d_in: Any = None,
+    pair: tuple[Any, Any] | None = None,
+    data: Any = None,
+    neighbours: Any = None,
 ) -> dict[str, Any]:
-    """The report document of ``target`` (a Mechanism, catalogue name or ``module:attr``).
+    """The report document of ``target`` (a Mechanism, catalogue name, ``module:attr`` or plain function).
 
     Parameters
     ----------
@@ -144,6 +147,9 @@ def build_report(
         Called with the name of each stage of :data:`STAGES` when it is done.
     d_in : number, optional
         For an OpenDP measurement: the input distance at which its privacy map gives the claim.
+    pair, data, neighbours : optional
+        The audit's inputs, as in :func:`dpaudit.audit` (a plain function's pair is audited as given,
+        under the relation its shapes state).
 
     Returns
     -------
@@ -153,7 +159,7 @@ def build_report(
     from ..auditor import audit
     from ..auditor.result import not_reproducible_suffix
     from ..auditor.sampling import fresh_seed
-    from ..mechanisms.targets import resolve
+    from ..mechanisms.targets import is_plain_callable, load_target, resolve
     from .checks import CHECKS, audit_checks, implementation_checks
     from .plots import PLOT_SAMPLES
 
@@ -169,8 +175,11 @@ def build_report(
 
     proof_section = _proof_section(mechanism, proof_timeout, epsilon is not None or delta is not None)
     tick("proof")
-    audit_section, _ = _stage(lambda: audit(mechanism, samples=samples, seed=seed, confidence=confidence,
-                                            checks=audit_checks(skip), executor=executor))
+    loaded = load_target(target)
+    audited, claim = (loaded, dict(epsilon=epsilon, delta=delta)) if is_plain_callable(loaded) else (mechanism, {})
+    audit_section, _ = _stage(lambda: audit(audited, **claim, samples=samples, seed=seed, confidence=confidence,
+                                            checks=audit_checks(skip), executor=executor, pair=pair, data=data,
+                                            neighbours=neighbours))
     tick("audit")
     audit_dict = audit_section["result"]
     implementation = jsonable(implementation_checks(mechanism, audit_dict, skip=skip)) if checks else []
@@ -184,7 +193,8 @@ def build_report(
         "confidence": confidence,
         "plot_samples": min(plot_samples or PLOT_SAMPLES, audit_dict["samples"]) if audit_dict else None,
         "elapsed_s": round(time.perf_counter() - started, 3),
-        "reproduce": _reproduce(mechanism.name, target, epsilon, delta, audit_dict, seed, confidence, skip, d_in)
+        "reproduce": _reproduce(mechanism.name, target, epsilon, delta, audit_dict, seed, confidence, skip, d_in,
+                                {"pair": pair, "data": data, "neighbours": neighbours})
         + (not_reproducible_suffix(audit_dict) if audit_dict else ""),
     }
     return assemble(mechanism, proof=proof_section, audit=audit_section, implementation=implementation,
@@ -192,14 +202,26 @@ def build_report(
 
 
 def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, confidence: float,
-               skip: tuple[str, ...], d_in: Any = None) -> str:
+               skip: tuple[str, ...], d_in: Any = None, inputs: dict[str, Any] | None = None) -> str:
     """The command (a named target) or the call (a Mechanism object) that makes this report again."""
+    import json
+    import shlex
+
     options = {"seed": seed, "confidence": confidence, "samples": audit_dict["samples"] if audit_dict else None,
                "epsilon": epsilon, "delta": delta, "d-in": d_in}
     given = {k: v for k, v in options.items() if v is not None}
+    inputs = {k: v for k, v in (inputs or {}).items() if v is not None}
     if not isinstance(target, str):
         arguments = ", ".join(f"{k.replace('-', '_')}={v!r}"
-                              for k, v in [*given.items(), *([("skip_checks", skip)] if skip else [])])
+                              for k, v in [*given.items(), *inputs.items(), *([("skip_checks", skip)] if skip else [])])
         return f"dpaudit.reports.build_report(<the Mechanism {name!r}>, {arguments})"
-    flags = " ".join([f"--{k} {v!r}" for k, v in given.items()] + [f"--skip-check {s}" for s in skip])  # repr: floats exactly
-    return f"dpaudit report {target} {flags} -o report.html"
+    flags = [f"--{k} {v!r}" for k, v in given.items()]  # repr: floats exactly
+    if "pair" in inputs:
+        flags += [f"--a {shlex.quote(json.dumps(inputs['pair'][0]))}", f"--b {shlex.quote(json.dumps(inputs['pair'][1]))}"]
+    if "data" in inputs:
+        flags.append(f"--data {shlex.quote(json.dumps(inputs['data']))}")
+    if "neighbours" in inputs:
+        relation = inputs["neighbours"]
+        flags.append(f"--neighbours {relation if isinstance(relation, str) else relation.name}")
+    flags += [f"--skip-check {s}" for s in skip]
+    return f"dpaudit report {target} {' '.join(flags)} -o report.html"

@@ -87,3 +87,32 @@ def test_all_writes_the_reports_and_an_index(tmp_path, monkeypatch):
     assert 'href="laplace.html"' in index and f'href="{FLAWED}.json"' in index
     assert catalogue.CATALOGUE_COMMAND in index
     assert "2000 verification samples per side" in result.output
+
+
+_MINE = """
+import numpy as np
+
+def noisy_sum(data, n, rng):
+    return np.rint((sum(data) + rng.laplace(0, 1.0, size=n)) * 2**16) / 2**16
+"""
+
+
+def test_report_of_your_own_function_on_two_datasets(tmp_path):
+    (tmp_path / "mine.py").write_text(_MINE)
+    out = tmp_path / "mine.json"
+    result = CliRunner().invoke(main, ["report", f"{tmp_path / 'mine.py'}:noisy_sum", "--epsilon", "1", "--a", "[1, 0, 1]",
+                                       "--b", "[1, 0, 1, 1]", "-o", str(out), "--no-plots", *SMALL])
+    assert result.exit_code in (0, 3), result.output
+    audit = json.loads(out.read_text())["audit"]
+    assert audit["status"] == "done" and audit["result"]["neighbours"]["source"] == "inferred"
+    assert "--a '[1, 0, 1]' --b '[1, 0, 1, 1]'" in result.output  # the reproduce line carries the pair
+
+
+def test_report_whose_audit_cannot_start_says_what_to_give(tmp_path):
+    (tmp_path / "mine.py").write_text(_MINE)
+    out = tmp_path / "mine.json"
+    result = CliRunner().invoke(main, ["report", f"{tmp_path / 'mine.py'}:noisy_sum", "--epsilon", "1", "-o", str(out),
+                                       "--no-plots", *SMALL])
+    assert result.exit_code == 2, result.output
+    assert "the audit could not run" in result.output and "--a JSON --b JSON or --data JSON" in result.output
+    assert out.exists()  # the report of what did run is kept
