@@ -77,7 +77,7 @@ def choose_relation(
     """The mechanism under the relation the audit uses, and the record of that choice (module docstring)."""
     given = parse_relation(neighbours)
     if pair is not None:
-        _check_distinct(pair)
+        check_pair(pair)
         if data is not None:
             raise InvalidArgument("give pair= or data=, not both: data= starts the pair search, which a given pair skips")
     if given is not None:
@@ -103,7 +103,8 @@ def choose_relation(
     return replace(mechanism, neighbours=relation), RelationChoice(relation, "default", statement)
 
 
-def _check_distinct(pair: Any) -> None:
+def check_pair(pair: Any) -> None:
+    """A pair (a, b) of two different inputs, else InvalidArgument naming ``pair``."""
     if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
         raise InvalidArgument(f"pair={pair!r} must be a pair (a, b) of neighbouring inputs")
     if repr(plain(pair[0])) == repr(plain(pair[1])):

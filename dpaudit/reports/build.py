@@ -157,6 +157,7 @@ def build_report(
         JSON-ready, valid against :func:`.model.load_schema`.
     """
     from ..auditor import audit
+    from ..auditor.relation import check_pair, parse_relation
     from ..auditor.result import not_reproducible_suffix
     from ..auditor.sampling import fresh_seed
     from ..mechanisms.targets import is_plain_callable, load_target, resolve
@@ -168,6 +169,9 @@ def build_report(
     confidence = check_options(confidence=confidence, samples=samples, seed=seed, plots=plots, checks=checks,
                                skip_checks=skip_checks, plot_samples=plot_samples, proof_timeout=proof_timeout,
                                progress=progress, env=env)
+    if pair is not None:
+        check_pair(pair)
+    neighbours = parse_relation(neighbours) if neighbours is not None else None
     skip = tuple(skip_checks) if checks else CHECKS
     tick = progress or (lambda stage: None)
     mechanism = resolve(target, epsilon=epsilon, delta=delta, d_in=d_in)
@@ -207,6 +211,8 @@ def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, co
     import json
     import shlex
 
+    from ..auditor.result import plain
+
     options = {"seed": seed, "confidence": confidence, "samples": audit_dict["samples"] if audit_dict else None,
                "epsilon": epsilon, "delta": delta, "d-in": d_in}
     given = {k: v for k, v in options.items() if v is not None}
@@ -217,11 +223,13 @@ def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, co
         return f"dpaudit.reports.build_report(<the Mechanism {name!r}>, {arguments})"
     flags = [f"--{k} {v!r}" for k, v in given.items()]  # repr: floats exactly
     if "pair" in inputs:
-        flags += [f"--a {shlex.quote(json.dumps(inputs['pair'][0]))}", f"--b {shlex.quote(json.dumps(inputs['pair'][1]))}"]
+        a, b = (shlex.quote(json.dumps(plain(x))) for x in inputs["pair"])
+        flags += [f"--a {a}", f"--b {b}"]
     if "data" in inputs:
-        flags.append(f"--data {shlex.quote(json.dumps(inputs['data']))}")
+        flags.append(f"--data {shlex.quote(json.dumps(plain(inputs['data'])))}")
     if "neighbours" in inputs:
-        relation = inputs["neighbours"]
-        flags.append(f"--neighbours {relation if isinstance(relation, str) else relation.name}")
+        from ..neighbours import relation_spec
+
+        flags.append(f"--neighbours {relation_spec(inputs['neighbours'])}")
     flags += [f"--skip-check {s}" for s in skip]
     return f"dpaudit report {target} {' '.join(flags)} -o report.html"
