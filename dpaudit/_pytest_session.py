@@ -55,6 +55,7 @@ class DPSession:
         neighbours: Any = None,
         data: Any = None,
         d_in: Any = None,
+        randomness: str | None = None,
     ) -> Any:
         """Audit ``target`` and fail the test on a violation (warn when underpowered).
 
@@ -63,7 +64,8 @@ class DPSession:
         :func:`dpaudit.audit`: a plain function's pair is audited as given, under the relation its
         shapes state (two datasets whose sizes differ by one record: add/remove) unless
         ``neighbours`` names one.  An OpenDP measurement (with ``d_in``) or a diffprivlib mechanism
-        object is audited through its adapter (:mod:`dpaudit.adapters`).  Returns the AuditResult.
+        object is audited through its adapter (:mod:`dpaudit.adapters`); ``randomness`` says what a plain
+        function's randomness argument is, as for :func:`dpaudit.audit`.  Returns the AuditResult.
         """
         if self._settings.skip_audits:
             pytest.skip(f"audit skipped by {SKIP_AUDITS_OPTION}")
@@ -88,12 +90,13 @@ class DPSession:
                 seed=seed,
                 confidence=confidence,
                 d_in=d_in,
+                randomness=randomness,
             )
         except dpaudit.DPAuditError as exc:
             pytest.fail(f"dpaudit could not audit {_describe(target)}: {exc}", pytrace=False)
         verdict = _verdict(result)
-        self._record(result, verdict, target, seed)
-        reproduce = _reproduce_line(target, result, self._item.nodeid, self._settings.seed)
+        self._record(result, verdict, target, seed, randomness)
+        reproduce = _reproduce_line(target, result, self._item.nodeid, self._settings.seed, randomness)
         if verdict == "violation":
             self._remember_failure()
             pytest.fail(_violation_message(result, reproduce), pytrace=False)
@@ -174,7 +177,7 @@ class DPSession:
 
     # -- bookkeeping
 
-    def _record(self, result: Any, verdict: str, target: Any, seed: int) -> None:
+    def _record(self, result: Any, verdict: str, target: Any, seed: int, randomness: str | None = None) -> None:
         document = result.as_dict()
         summary = {
             "nodeid": self._item.nodeid,
@@ -193,7 +196,9 @@ class DPSession:
             directory = Path(self._settings.report_dir)
             stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", self._item.nodeid)[-150:]
             suffix = f"-{self._calls - 1}" if self._calls > 1 else ""
-            reproduce = " ".join(_reproduce_line(target, result, self._item.nodeid, self._settings.seed).split())
+            reproduce = " ".join(
+                _reproduce_line(target, result, self._item.nodeid, self._settings.seed, randomness).split()
+            )
             report = report_from_audit(result, target, proof_note="not run by the pytest plugin", reproduce=reproduce)
             try:
                 directory.mkdir(exist_ok=True)  # its parent was checked when the run started
@@ -263,7 +268,7 @@ def _bound_line(result: Any) -> str:
     return f"{text} (estimate); epsilon >= {decisive:.4g} at the verdict's confidence {result.verdict_confidence:g}"
 
 
-def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int) -> str:
+def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int, randomness: str | None = None) -> str:
     """The ``dpaudit audit`` command that reruns exactly this audit, and the pytest line that does."""
     from .auditor.result import not_reproducible_suffix
 
@@ -283,7 +288,7 @@ def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int) -> str
         parts.append(f"--neighbours {relation_spec(relation_from_dict(relation))}")
     a, b = d["pair"]
     parts += [f"--a '{json.dumps(a)}'", f"--b '{json.dumps(b)}'"]
-    randomness = getattr(target, "randomness", "generator")
+    randomness = randomness or getattr(target, "randomness", "generator")
     if ":" in spec and randomness != "generator":  # a wrapped plain function: how it is called is not in the file
         parts.append(f"--randomness {randomness}")
     parts += [f"--samples {result.samples}", f"--confidence {result.confidence:g}", f"--seed {result.seed}"]

@@ -268,3 +268,27 @@ def test_an_approximate_dp_entry_keeps_its_delta(pytester):
     # use the entry's own delta (a pure-DP restatement would flag it).
     pytester.makepyfile(test_gauss="def test_gaussian(dp):\n    r = dp.assert_private('gaussian')\n    assert r.claim.delta == 1e-5\n")
     pytester.runpytest_subprocess(SAMPLES).assert_outcomes(passed=1)
+
+
+def test_marker_and_fixture_take_the_randomness_of_a_plain_function(pytester):
+    write(
+        pytester,
+        """
+def bad_with_random_state(records, rng):  # unannotated: only randomness= says it is a RandomState
+    return round((sum(records) + rng.laplace(0.0, 0.5)) / GRID) * GRID
+
+
+@pytest.mark.dp(epsilon=1.0, pair=PAIR, randomness="random-state")
+def test_marker():
+    return bad_with_random_state
+
+
+def test_fixture(dp):
+    dp.assert_private(bad_with_random_state, epsilon=1.0, pair=PAIR, randomness="random-state")
+""",
+    )
+    result = pytester.runpytest_subprocess(SAMPLES)
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
+    assert out.count("dpaudit: privacy violation by 'bad_with_random_state'") == 2, out
+    assert "--randomness random-state" in out  # the reproduce line says how the function is called
