@@ -286,6 +286,9 @@ def audit(
         check_positive_int("workers", workers)
     if not isinstance(early_stopping, (bool, np.bool_)):
         raise InvalidArgument(f"early_stopping={early_stopping!r} must be True or False")
+    if randomness is not None and not isinstance(randomness, str):
+        raise InvalidArgument(f"randomness={randomness!r} must be one of 'generator', 'random-state', "
+                              "'python-random', 'own' or None (read from the function's signature)")
     if not isinstance(learned, (bool, np.bool_)):
         raise InvalidArgument(f"learned={learned!r} must be True or False")
     if progress is not None and not isinstance(progress, (bool, np.bool_)):
@@ -438,6 +441,8 @@ def _draws(mechanism, ref, runner, seed, probe, store, bar, relation: RelationCh
     try:
         return Draws(mechanism, ref, runner, seed, probe, checkpoint=store, progress=bar.advance)
     except MechanismError as exc:
+        if relation.source == "given":  # the inputs came from a relation the caller chose: say so
+            raise MechanismError(f"{exc}, on inputs under neighbours={relation.relation} given to the audit") from exc
         defaulted = relation.source == "default" and pair is None and data is None and mechanism.domain is None
         if not defaulted or not isinstance(exc.__cause__, (TypeError, IndexError, AttributeError, ValueError)):
             raise

@@ -68,7 +68,9 @@ def _one(target: str, output: Path, options: dict[str, Any], as_json: bool) -> i
         return EXIT_BAD_INPUT
     audit_section = document["audit"]
     if audit_section["status"] == "error":  # the report is written, but the audit the user asked for could not run
-        click.echo(f"dpaudit: error: the audit could not run: {options_hint(audit_section['note'])}", err=True)
+        given = options.get("pair") is not None or options.get("data") is not None
+        inputs = " (on the inputs given by --a / --b / --data)" if given else ""
+        click.echo(f"dpaudit: error: the audit could not run: {options_hint(audit_section['note'])}{inputs}", err=True)
         return EXIT_BAD_INPUT
     return _OVERALL_EXIT[summary["overall"]]
 
@@ -208,7 +210,14 @@ def report(
             raise InvalidArgument("--a, --b, --data and --neighbours state one mechanism's inputs; they do not apply "
                                   "to --all")
         sys.exit(_all(Path(output), options, jobs, as_json))
-    sys.exit(_one(target, Path(output), {**options, "pair": pair, "data": data, "neighbours": neighbours}, as_json))
+    try:
+        code = _one(target, Path(output), {**options, "pair": pair, "data": data, "neighbours": neighbours}, as_json)
+    except InvalidArgument as exc:
+        hinted = options_hint(exc)
+        if hinted == str(exc):
+            raise
+        raise InvalidArgument(hinted) from exc
+    sys.exit(code)
 
 
 COMMAND = report

@@ -208,10 +208,6 @@ def build_report(
 def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, confidence: float,
                skip: tuple[str, ...], d_in: Any = None, inputs: dict[str, Any] | None = None) -> str:
     """The command (a named target) or the call (a Mechanism object) that makes this report again."""
-    import json
-    import shlex
-
-    from ..auditor.result import plain
 
     options = {"seed": seed, "confidence": confidence, "samples": audit_dict["samples"] if audit_dict else None,
                "epsilon": epsilon, "delta": delta, "d-in": d_in}
@@ -223,13 +219,27 @@ def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, co
         return f"dpaudit.reports.build_report(<the Mechanism {name!r}>, {arguments})"
     flags = [f"--{k} {v!r}" for k, v in given.items()]  # repr: floats exactly
     if "pair" in inputs:
-        a, b = (shlex.quote(json.dumps(plain(x))) for x in inputs["pair"])
+        a, b = (_as_option(x) for x in inputs["pair"])
         flags += [f"--a {a}", f"--b {b}"]
     if "data" in inputs:
-        flags.append(f"--data {shlex.quote(json.dumps(plain(inputs['data'])))}")
+        flags.append(f"--data {_as_option(inputs['data'])}")
     if "neighbours" in inputs:
         from ..neighbours import relation_spec
 
         flags.append(f"--neighbours {relation_spec(inputs['neighbours'])}")
     flags += [f"--skip-check {s}" for s in skip]
     return f"dpaudit report {target} {' '.join(flags)} -o report.html"
+
+
+def _as_option(value: Any) -> str:
+    """``value`` as a shell-quoted JSON option value (its repr when JSON cannot state it)."""
+    import json
+    import shlex
+
+    from ..auditor.result import plain
+
+    try:
+        text = json.dumps(plain(value))
+    except (TypeError, ValueError):
+        text = repr(value)
+    return shlex.quote(text)
