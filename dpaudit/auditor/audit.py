@@ -73,6 +73,7 @@ from .._validation import (
     check_unit_interval,
 )
 from ..errors import InvalidArgument, MechanismError
+from ..mechanisms.base import RANDOMNESS
 from ..mechanisms.targets import is_plain_callable, load_target, resolve
 from . import bounds
 from .checkpoint import Checkpoint
@@ -286,9 +287,8 @@ def audit(
         check_positive_int("workers", workers)
     if not isinstance(early_stopping, (bool, np.bool_)):
         raise InvalidArgument(f"early_stopping={early_stopping!r} must be True or False")
-    if randomness is not None and not isinstance(randomness, str):
-        raise InvalidArgument(f"randomness={randomness!r} must be one of 'generator', 'random-state', "
-                              "'python-random', 'own' or None (read from the function's signature)")
+    if randomness is not None:
+        check_one_of("randomness", randomness, RANDOMNESS)
     if not isinstance(learned, (bool, np.bool_)):
         raise InvalidArgument(f"learned={learned!r} must be True or False")
     if progress is not None and not isinstance(progress, (bool, np.bool_)):

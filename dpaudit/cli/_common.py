@@ -73,7 +73,7 @@ def guarded(function: F) -> F:
         except (DPAuditError, ValueError, TypeError) as exc:
             if debug:
                 raise
-            click.echo(f"dpaudit: error: {one_line(exc)}", err=True)
+            click.echo(f"dpaudit: error: {options_hint(one_line(exc))}", err=True)
             sys.exit(EXIT_BAD_INPUT)
 
     return wrapper  # type: ignore[return-value]
@@ -172,13 +172,18 @@ def parse_pair(a: str | None, b: str | None) -> tuple[Any, Any] | None:
 _ARGUMENT_OPTIONS = {"pair=": "--a/--b", "data=": "--data", "neighbours=": "--neighbours"}
 
 
-def options_hint(exc: Exception) -> str:
-    """The error's message with the Python arguments it names (``pair=``, ``data=``, the start hint) said as
-    the options that give them on the command line."""
+def options_hint(message: str) -> str:
+    """``message`` with the Python arguments it names (``pair=``, ``data=``, the start hint) said as the
+    options that give them on the command line (:func:`guarded` applies it to every error)."""
     from ..auditor.pairs import START_HINT
 
-    text = str(exc).replace(START_HINT, "give --a JSON --b JSON or --data JSON")
+    text = message.replace(START_HINT, "give --a JSON --b JSON or --data JSON")
     for argument, option in _ARGUMENT_OPTIONS.items():
         if text.startswith(argument):
             return f"{option}: {text}"
     return text
+
+
+def inputs_note(pair: Any, data: Any) -> str:
+    """Said after a mechanism's error when it ran on inputs the user typed (or on neighbours of --data)."""
+    return " (on the inputs given by --a / --b / --data)" if pair is not None or data is not None else ""

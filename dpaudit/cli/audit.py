@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from ..errors import InvalidArgument, MechanismError
+from ..errors import MechanismError
 from ._common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -22,7 +22,7 @@ from ._common import (
     echo_json,
     guarded,
     json_option,
-    options_hint,
+    inputs_note,
     parse_distance,
     parse_input,
     parse_pair,
@@ -254,14 +254,7 @@ def audit(
             learned=not no_learned_events,
         )
     except MechanismError as exc:
-        # The mechanism ran on inputs the user typed (or on neighbours of --data): name the options that gave them.
-        inputs = " (on the inputs given by --a / --b / --data)" if pair is not None or data is not None else ""
-        raise MechanismError(f"{options_hint(exc)}{inputs} (rerun with --seed {seed})") from exc
-    except InvalidArgument as exc:
-        hinted = options_hint(exc)
-        if hinted == str(exc):
-            raise
-        raise InvalidArgument(hinted) from exc
+        raise MechanismError(f"{exc}{inputs_note(pair, data)} (rerun with --seed {seed})") from exc
     flags = tuple(
         flag
         for flag, used in ((f"--neighbours {neighbours}", neighbours is not None),

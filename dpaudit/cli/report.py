@@ -25,6 +25,7 @@ from ._common import (
     echo_json,
     guarded,
     json_option,
+    inputs_note,
     options_hint,
     parse_distance,
     parse_input,
@@ -68,8 +69,7 @@ def _one(target: str, output: Path, options: dict[str, Any], as_json: bool) -> i
         return EXIT_BAD_INPUT
     audit_section = document["audit"]
     if audit_section["status"] == "error":  # the report is written, but the audit the user asked for could not run
-        given = options.get("pair") is not None or options.get("data") is not None
-        inputs = " (on the inputs given by --a / --b / --data)" if given else ""
+        inputs = inputs_note(options.get("pair"), options.get("data"))
         click.echo(f"dpaudit: error: the audit could not run: {options_hint(audit_section['note'])}{inputs}", err=True)
         return EXIT_BAD_INPUT
     return _OVERALL_EXIT[summary["overall"]]
@@ -210,14 +210,7 @@ def report(
             raise InvalidArgument("--a, --b, --data and --neighbours state one mechanism's inputs; they do not apply "
                                   "to --all")
         sys.exit(_all(Path(output), options, jobs, as_json))
-    try:
-        code = _one(target, Path(output), {**options, "pair": pair, "data": data, "neighbours": neighbours}, as_json)
-    except InvalidArgument as exc:
-        hinted = options_hint(exc)
-        if hinted == str(exc):
-            raise
-        raise InvalidArgument(hinted) from exc
-    sys.exit(code)
+    sys.exit(_one(target, Path(output), {**options, "pair": pair, "data": data, "neighbours": neighbours}, as_json))
 
 
 COMMAND = report

@@ -174,12 +174,12 @@ def build_report(
     neighbours = parse_relation(neighbours) if neighbours is not None else None
     skip = tuple(skip_checks) if checks else CHECKS
     tick = progress or (lambda stage: None)
-    mechanism = resolve(target, epsilon=epsilon, delta=delta, d_in=d_in)
+    loaded = load_target(target)  # once: a file.py:attr target is imported here, not again for the audit
+    mechanism = resolve(loaded, epsilon=epsilon, delta=delta, d_in=d_in)
     seed = fresh_seed() if seed is None else seed
 
     proof_section = _proof_section(mechanism, proof_timeout, epsilon is not None or delta is not None)
     tick("proof")
-    loaded = load_target(target)
     audited, claim = (loaded, dict(epsilon=epsilon, delta=delta)) if is_plain_callable(loaded) else (mechanism, {})
     audit_section, _ = _stage(lambda: audit(audited, **claim, samples=samples, seed=seed, confidence=confidence,
                                             checks=audit_checks(skip), executor=executor, pair=pair, data=data,
