@@ -368,13 +368,14 @@ def audit(
     certified = None
     try:
         draws = _draws(mechanism, ref, runner, seed, pairs[0][0], store, bar, relation, pair, data)
+        # Which events speak of the implementation only (the probe fixed the output's columns).
+        implementation = implementation_only(side_channel_reader(draws.coding, channels))
         if store is not None and store.search is not None:
             outcome, chosen = outcome_from_record(store.search, mechanism.noise)
             bar.advance(2 * outcome.samples)
         else:
             outcome = search_stage(draws, pairs, n_search, score, rescore, checks, bool(learned))
             # The best leak-family and own-family events are both verified (:mod:`.scopes`).
-            implementation = implementation_only(side_channel_reader(draws.coding, channels))
             chosen = [replace(s, event=labelled(s.event, draws.coding))
                       for s in with_both_scopes(outcome.found, _distinct(outcome.found, candidates), implementation)]
             if store is not None:
@@ -421,7 +422,7 @@ def audit(
     }
     result = _result(mechanism, claim, chosen_method, n, seed, (confidence, verdict_confidence), plan, checked,
                      outcome, (a, b), pairs, notes, draws, run, started, tuple(findings), checks, relation,
-                     implementation_only(side_channel_reader(draws.coding, channels)), certified)
+                     implementation, certified)
     return readable(result) if channels else result
 
 
