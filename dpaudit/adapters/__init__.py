@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._validation import short_repr
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
 
@@ -55,7 +56,7 @@ def adapt(
 
         return from_measurement(target, d_in=d_in, epsilon=epsilon, delta=delta)
     if d_in is not None:
-        what = f"a diffprivlib {type(target).__name__}" if library else f"{type(target).__name__} {_short(target)}"
+        what = f"a diffprivlib {type(target).__name__}" if library else f"{type(target).__name__} {short_repr(target, 50)}"
         hint = (
             "its epsilon, delta and sensitivity are read from the object"
             if library
@@ -70,8 +71,3 @@ def adapt(
 
         return from_mechanism(target, epsilon=epsilon, delta=delta)
     return None
-
-
-def _short(value: Any, limit: int = 50) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import check_nonnegative_int, check_one_of, check_positive_finite
+from .._validation import check_nonnegative_int, check_one_of, check_positive_finite, short_repr
 from ..claims import ApproxDP, Claim, PureDP
 from ..errors import InvalidArgument, MechanismError
 from ..neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Replace
@@ -43,11 +43,6 @@ RANDOMNESS = ("generator", "random-state", "python-random", "own")
 """What a wrapped function draws its randomness from: a ``numpy.random.Generator`` (passed as is),
 a ``numpy.random.RandomState`` or a ``random.Random`` (each seeded from the audit's Generator), or
 its own source (nothing passed; OpenDP, ``secrets``, global generators): then no seed reproduces it."""
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -180,7 +175,7 @@ class Mechanism:
             raise
         except Exception as exc:  # the code under test may raise anything; report it, keep the cause
             raise MechanismError(
-                f"mechanism {self.name!r} raised {type(exc).__name__}: {exc} (data={_short(data)}, n={n})"
+                f"mechanism {self.name!r} raised {type(exc).__name__}: {exc} (data={short_repr(data)}, n={n})"
                 + _randomness_hint(exc, self.randomness)
             ) from exc
         return _check_outputs(self.name, raw, n, data)
@@ -408,21 +403,21 @@ def _check_outputs(name: str, raw: Any, n: int, data: Any) -> Outputs:
     if out.ndim == 0:
         raise MechanismError(
             f"mechanism {name!r} must return {n} outputs (samples on the first axis), got {type(raw).__name__} "
-            f"{_short(raw)}"
+            f"{short_repr(raw)}"
         )
     if out.shape[0] != n:
         raise MechanismError(
-            f"mechanism {name!r} returned {out.shape[0]} rows for n={n} (data={_short(data)}); "
+            f"mechanism {name!r} returned {out.shape[0]} rows for n={n} (data={short_repr(data)}); "
             "the first axis must hold exactly n samples"
         )
     if out.dtype.kind == "f":
         bad = ~np.isfinite(out)
         if np.any(np.isnan(out)):
             where = int(np.argwhere(np.isnan(out))[0][0])
-            raise MechanismError(f"mechanism {name!r} returned NaN (first at sample {where}, data={_short(data)})")
+            raise MechanismError(f"mechanism {name!r} returned NaN (first at sample {where}, data={short_repr(data)})")
         if np.any(bad):
             where = int(np.argwhere(bad)[0][0])
             raise MechanismError(
-                f"mechanism {name!r} returned an infinite output (first at sample {where}, data={_short(data)})"
+                f"mechanism {name!r} returned an infinite output (first at sample {where}, data={short_repr(data)})"
             )
     return Outputs(out, coding)

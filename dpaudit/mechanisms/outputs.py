@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import short_repr
 from ..errors import MechanismError
 
 __all__ = ["OutputCoding", "encode_outputs", "label_code"]
@@ -61,14 +62,6 @@ SUPPORTED = (
 
 class _Unsupported(Exception):
     """An output value that has no stable code (the message names its type and shows it)."""
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    try:
-        text = repr(value)
-    except Exception:  # noqa: BLE001 - a broken __repr__ must not hide the error being reported
-        text = f"<{type(value).__name__} object>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _canonical(value: Any) -> str:
@@ -100,10 +93,10 @@ def _canonical(value: Any) -> str:
         return "frozenset:{" + ",".join(sorted(_canonical(_plain_scalar(v)) for v in value)) + "}"
     kind = type(value)
     if kind.__hash__ is None:
-        raise _Unsupported(f"an output of type {kind.__name__} ({_short(value)}), which is not hashable")
+        raise _Unsupported(f"an output of type {kind.__name__} ({short_repr(value)}), which is not hashable")
     if kind.__repr__ is object.__repr__:
         raise _Unsupported(
-            f"an output of type {kind.__name__} ({_short(value)}), whose repr names a memory address and so "
+            f"an output of type {kind.__name__} ({short_repr(value)}), whose repr names a memory address and so "
             "differs between processes (give the class a __repr__, or return a string)"
         )
     return f"{kind.__qualname__}:{value!r}"
@@ -283,7 +276,7 @@ def _encode_runs(outputs: list[Any], encoder: _Encoder) -> tuple[np.ndarray, tup
         rows, seen = [], [set() for _ in range(width)]
         for output in outputs:
             if not isinstance(output, (tuple, list, np.ndarray)) or len(output) != width:
-                raise _Varying(f"{_short(first)} and {_short(output)}")
+                raise _Varying(f"{short_repr(first)} and {short_repr(output)}")
             row = []
             for i, v in enumerate(output):
                 value, kind = encoder.scalar(v)
@@ -294,7 +287,7 @@ def _encode_runs(outputs: list[Any], encoder: _Encoder) -> tuple[np.ndarray, tup
     values, seen = [], set()
     for output in outputs:
         if isinstance(output, (tuple, list, Mapping, np.ndarray)):
-            raise _Varying(f"{_short(first)} and {_short(output)}")
+            raise _Varying(f"{short_repr(first)} and {short_repr(output)}")
         value, kind = encoder.scalar(output)
         values.append(value)
         seen.add(kind)
@@ -358,7 +351,7 @@ def encode_outputs(name: str, raw: Any, n: int) -> tuple[np.ndarray, OutputCodin
             raw = list(raw) if raw.ndim > 0 else raw
         if isinstance(raw, (str, bytes)) or not isinstance(raw, (list, tuple)):
             raise _Unsupported(
-                f"{type(raw).__name__} {_short(raw)} where {n} outputs were expected (samples on the first axis)"
+                f"{type(raw).__name__} {short_repr(raw)} where {n} outputs were expected (samples on the first axis)"
             )
         if not raw:
             return np.empty((0,)), OutputCoding((), ("number",))

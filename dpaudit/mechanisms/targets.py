@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .._validation import check_nonnegative_finite, check_unit_interval
+from .._validation import check_nonnegative_finite, check_unit_interval, short_repr
 from ..claims import ApproxDP, Claim, PureDP
 from ..errors import InvalidArgument, UnknownMechanism
 from .base import Mechanism, check_run_signature
@@ -151,12 +151,7 @@ def resolve(
         return Mechanism.from_callable(target, claim=_claim_for(epsilon, delta, repr(target)), randomness=randomness)
     if target is original:
         raise UnknownMechanism(
-            f"target={_short(target)} is not a Mechanism, a catalogue name, a callable, an OpenDP Measurement or a "
+            f"target={short_repr(target)} is not a Mechanism, a catalogue name, a callable, an OpenDP Measurement or a "
             "diffprivlib mechanism"
         )
-    raise UnknownMechanism(f"{named} gave {_short(target)}, which is neither a Mechanism nor a callable")
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    raise UnknownMechanism(f"{named} gave {short_repr(target)}, which is neither a Mechanism nor a callable")
