@@ -155,7 +155,7 @@ def _output_columns(name: str, outputs: list[Any]) -> dict[Any, list[Any]]:
                                  "the audit records; rename it or pass checks without that side channel")
         if any(not isinstance(o, Mapping) or set(o) != set(keys) for o in outputs):
             raise MechanismError(f"mechanism {name!r} returned outputs of varying shapes: dicts with keys "
-                                 f"{sorted(keys, key=str)} and others")
+                                 f"{sorted(keys, key=str)} and others{SHAPE_HINT}")
         return {k: [o[k] for o in outputs] for k in keys}
     if isinstance(first, (tuple, list, np.ndarray)):
         rows = [np.ravel(o) if isinstance(o, np.ndarray) else o for o in outputs]
