@@ -73,6 +73,8 @@ Scorer = Callable[[np.ndarray, int, np.ndarray, int], np.ndarray]
 class Scored:
     """One event found on the search samples: ``forward`` means P[M(a) in S] > P[M(b) in S].
 
+    ``family`` is the proposing family's name, or for the standard family the kind of set it is
+    (``threshold``, ``interval``, ``values``, ``histogram``, ``rows``, ...), as results report it.
     ``objective`` is the search score (the strict search bound of ``context.score``, or the held-out
     score after the screening's re-scoring), ``hits_a`` / ``hits_b`` the counts it was computed from.
     """
