@@ -108,6 +108,8 @@ class AdmissibleNoise:
         ``x -> iterable of x'``: the neighbours of a dataset among ``datasets``'s domain.
     statistic : str
         f in words.
+    output : str
+        The map applied to f(x) + (S(x)/alpha) Z before release, in words ("" for none).
     """
 
     noise_density: Callable[[], tuple[Any, Any]]
@@ -118,6 +120,7 @@ class AdmissibleNoise:
     datasets: tuple[Any, ...]
     neighbours: Callable[[Any], Iterable[Any]]
     statistic: str
+    output: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "alpha", check_positive_finite("alpha", self.alpha))
@@ -129,12 +132,16 @@ class AdmissibleNoise:
 
 @dataclass(frozen=True)
 class WishartNoise:
-    """A(x) + W, W ~ Wishart_d(dof, scale I), A(x) = (1/size) sum_i x_i x_i^T over records with ||x_i||_2 <= 1."""
+    """A(x) + W, W ~ Wishart_d(dof, scale I), A(x) = (1/size) sum_i x_i x_i^T over records with ||x_i||_2 <= 1.
+
+    ``output`` is the map applied to A(x) + W before release, in words ("" for none).
+    """
 
     dimension: int
     dof: int
     scale: float
     size: int
+    output: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dimension", check_positive_int("dimension", self.dimension))

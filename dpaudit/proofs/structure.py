@@ -144,7 +144,6 @@ def _sequential(structure: SequentialComposition, claim: Claim, numeric: bool) -
         claims.extend([part_claim] * part.repeat)
     try:
         composed, composition_step = sequential(claims)
-        released, release_step = post_processing(composed)
     except TheoremNotApplicable as exc:
         return Outcome(Verdict.UNKNOWN, f"step 'composition': {exc}", method, steps)
     if len(claims) > 1:
@@ -153,12 +152,17 @@ def _sequential(structure: SequentialComposition, claim: Claim, numeric: bool) -
             f"{len(claims)} runs in sequence ({repeats}), each private for every value of the earlier outputs: "
             + composition_step.justification + "; adaptive form: Dwork, Rothblum & Vadhan 2010"
         )))
-    steps.append(dataclasses.replace(release_step, justification=f"the release is {structure.output}; " + release_step.justification))
-    return close_chain(released, claim, method, steps, "the composition")
+    return close_chain(composed, claim, method, steps, "the composition", structure.output)
 
 
-def close_chain(derived: Claim, claim: Claim, method: str, steps: list[Step], what: str) -> Outcome:
-    """Close a chain: ``derived`` (what the rules gave) against the claim."""
+def close_chain(derived: Claim, claim: Claim, method: str, steps: list[Step], what: str, output: str = "") -> Outcome:
+    """Close a chain: ``derived`` (what the rules gave), post-processed into ``output`` if one is named, against the claim."""
+    if output:
+        try:
+            derived, release_step = post_processing(derived)
+        except TheoremNotApplicable as exc:
+            return Outcome(Verdict.UNKNOWN, f"step 'post-processing': {exc}", method, steps)
+        steps.append(dataclasses.replace(release_step, justification=f"the release is {output}; " + release_step.justification))
     if claim_covers(derived, claim):
         steps.append(Step("final inequality", steps[-1].expression, f"{derived} implies the claim {claim}"))
         return Outcome(Verdict.PROVED, f"{what} gives {derived}, which implies the claim {claim}", method, steps)
