@@ -30,6 +30,7 @@ import dataclasses
 import time
 
 from ..claims import Claim
+from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
 from ..mechanisms.structure import AdmissibleNoise, SequentialComposition, WishartNoise
 from .budget import BudgetExhausted, checkpoint
@@ -107,7 +108,10 @@ def _sequential(structure: SequentialComposition, claim: Claim, numeric: bool) -
     claims: list[Claim] = []
     for index, part in enumerate(structure.parts, 1):
         checkpoint(f"part {index}: {part.label}")
-        result = prove(part.mechanism, numeric=numeric, time_budget=None)
+        try:
+            result = prove(part.mechanism, numeric=numeric, time_budget=None)
+        except InvalidArgument as exc:
+            raise InvalidArgument(f"part {index} ({part.label!r}) of the declared structure: {exc}") from exc
         if not result.proved:
             return Outcome(
                 Verdict.UNKNOWN,
