@@ -96,7 +96,7 @@ def prove_admissible_noise(noise: AdmissibleNoise, claim: Claim) -> Outcome:
     steps: list[Step] = []
     total = sympy.simplify(sympy.integrate(h, (z, -sympy.oo, sympy.oo)))
     positive = sympy.simplify(h).subs(z, sympy.Symbol("w", real=True)).is_positive
-    steps.append(Step("noise density", sympy.Eq(sympy.Integral(h, (z, -sympy.oo, sympy.oo)), total),
+    steps.append(Step("noise density", sympy.Eq(sympy.Integral(h, (z, -sympy.oo, sympy.oo)), total, evaluate=False),
                       "h is the density of Z: positive on the real line and of total mass 1"))
     if total != 1 or positive is not True:
         return Outcome(Verdict.UNKNOWN, f"step 'noise density': h = {h} must be positive with total mass 1 (mass {total})", METHOD, steps)
