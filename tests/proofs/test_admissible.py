@@ -34,8 +34,17 @@ def test_score_suprema_match_closed_forms(h, slide, dilate):
     assert sympy.simplify(got_dilate - dilate) == 0 or got_dilate == dilate
 
 
-def test_not_a_rational_score_is_undecided():
-    assert score_suprema(sympy.exp(-sympy.cosh(z)) / 3, z) is None
+@pytest.mark.parametrize(
+    "h",
+    [
+        sympy.exp(-sympy.cosh(z)) / 3,  # score sinh(z): not rational
+        # a jump at 0: the score is 0 off the jump, which must not be read as sup |g| = 0
+        (2 + sympy.sign(z)) / (4 * (1 + z**2)) * 2 / sympy.pi,
+        sympy.Heaviside(z) * sympy.exp(-z) + sympy.Heaviside(-z) * sympy.exp(z) / 2,
+    ],
+)
+def test_scores_outside_the_rule_are_undecided(h):
+    assert score_suprema(h, z) is None
 
 
 def _with_noise(h):
