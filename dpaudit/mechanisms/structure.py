@@ -97,7 +97,8 @@ class AdmissibleNoise:
     noise_density : callable
         ``() -> (h, z)``: the density h of Z as a sympy expression in the symbol z (built lazily).
     alpha, beta : float
-        The noise scale divisor and the smoothness parameter of S, as the sampler uses them.
+        The noise scale divisor and the smoothness parameter of S, as the sampler uses them; ``beta``
+        None when S is not meant to be smooth (the prover then looks for a dataset where S(x) = 0).
     smooth_bound : callable
         ``S(x)``, the code the sampler calls.
     local_sensitivity : callable
@@ -114,7 +115,7 @@ class AdmissibleNoise:
 
     noise_density: Callable[[], tuple[Any, Any]]
     alpha: float
-    beta: float
+    beta: float | None
     smooth_bound: Callable[[Any], float]
     local_sensitivity: Callable[[Any], float]
     datasets: tuple[Any, ...]
@@ -124,7 +125,8 @@ class AdmissibleNoise:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "alpha", check_positive_finite("alpha", self.alpha))
-        object.__setattr__(self, "beta", check_positive_finite("beta", self.beta))
+        if self.beta is not None:
+            object.__setattr__(self, "beta", check_positive_finite("beta", self.beta))
         object.__setattr__(self, "datasets", tuple(self.datasets))
         if not self.datasets:
             raise InvalidArgument("datasets=() must hold at least one dataset to check the smooth bound on")

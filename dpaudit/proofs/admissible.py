@@ -21,6 +21,11 @@ Proof
     to 1/(1 + |z|^gamma) this gives L_slide = (gamma - 1)^(1 - 1/gamma) and L_dilate = gamma - 1 (NRS
     Lemma 2.7's family).
 
+Refutation
+    When the value itself is released and the instance has neighbours x, x' with S(x) = 0 < S(x'),
+    M(x) = f(x) with probability 1 while M(x') has a density: P[M(x) = f(x)] = 1 > e^epsilon * 0 + delta
+    for every delta < 1 (the pitfall of noise scaled to the local sensitivity, NRS 2007 Sect. 1.1).
+
 The suprema are exact (sympy: critical points by real roots of the derivative's numerator, limits at
 the ends of each half-line) and the two inequalities are decided exactly in rationals (alpha, beta and
 epsilon are read as the exact binary values of their floats).  The smooth-bound condition is checked
@@ -31,12 +36,13 @@ with the code the sampler calls; a failed condition gives ``unknown`` with that 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from ..claims import Claim, PureDP
 from ..mechanisms.structure import AdmissibleNoise
 from .budget import checkpoint
-from .result import Outcome, Step, Verdict
+from .result import Counterexample, Outcome, Step, Verdict
 
 __all__ = ["prove_admissible_noise", "score_suprema"]
 
@@ -93,8 +99,42 @@ def _exact(value: float) -> Any:
     return sympy.Rational(value)
 
 
-def prove_admissible_noise(noise: AdmissibleNoise, claim: Claim) -> Outcome:
-    """Decide ``claim`` for f(x) + (S(x)/alpha) Z by NRS Lemma 2.6 (see the module docstring)."""
+def _point_mass_witness(noise: AdmissibleNoise, claim: Claim, query: Callable[[Any], Any] | None) -> Counterexample | None:
+    """A neighbour pair x, x' of the instance with S(x) = 0 < S(x'), when the value itself is released.
+
+    Then M(x) = f(x) with probability 1, while M(x') = f(x') + (S(x')/alpha) Z has a density (h does)
+    and takes the value f(x) with probability 0: the claim fails for every epsilon and every delta < 1.
+    """
+    if noise.output:
+        return None
+    for x in noise.datasets:
+        checkpoint()
+        if noise.smooth_bound(x) != 0:
+            continue
+        for neighbour in noise.neighbours(x):
+            scale = noise.smooth_bound(neighbour)
+            if scale > 0:
+                value = None if query is None else float(query(x))
+                return Counterexample(
+                    description=(
+                        f"S(x) = 0: M(x) releases f(x) exactly, with probability 1, while M(x') = f(x') + "
+                        f"(S(x')/alpha) Z with S(x') = {scale:g} has a density and never equals it"
+                    ),
+                    inputs=(tuple(x), tuple(neighbour)),
+                    output=value,
+                    output_set="{f(x)}",
+                    log_ratio=math.inf,
+                    bound=claim.epsilon,
+                    mass=1.0,
+                    precision_digits=0,
+                    extra={"exact": "P[M(x) = f(x)] = 1 and P[M(x') = f(x)] = 0"},
+                )
+    return None
+
+
+def prove_admissible_noise(noise: AdmissibleNoise, claim: Claim, query: Callable[[Any], Any] | None = None) -> Outcome:
+    """Decide ``claim`` for f(x) + (S(x)/alpha) Z by NRS Lemma 2.6, or refute it by a point mass
+    (see the module docstring); ``query`` is f, used to state the witness's output."""
     import sympy
 
     checkpoint("noise density")
@@ -106,6 +146,14 @@ def prove_admissible_noise(noise: AdmissibleNoise, claim: Claim) -> Outcome:
                       "h is the density of Z: positive on the real line and of total mass 1"))
     if total != 1 or positive is not True:
         return Outcome(Verdict.UNKNOWN, f"step 'noise density': h = {h} must be positive with total mass 1 (mass {total})", METHOD, steps)
+    checkpoint("point mass")
+    witness = _point_mass_witness(noise, claim, query)
+    if witness is not None:
+        return Outcome(Verdict.REFUTED, f"a noise scale S(x) = 0 next to S(x') > 0 releases an atom: {claim} fails "
+                       "for every epsilon (and every delta < 1)", "point mass of a zero noise scale", steps,
+                       counterexample=witness)
+    if noise.beta is None:
+        return Outcome(Verdict.UNKNOWN, "step 'dilation': S declares no smoothness parameter beta", METHOD, steps)
     eps = _exact(claim.epsilon)
     alpha, beta = _exact(noise.alpha), _exact(noise.beta)
     checkpoint("score suprema")

@@ -68,7 +68,7 @@ def prove_structure(mechanism: Mechanism, claim: Claim, numeric: bool, time_budg
             elif isinstance(structure, AdmissibleNoise):
                 from .admissible import prove_admissible_noise
 
-                outcome = prove_admissible_noise(structure, claim)
+                outcome = prove_admissible_noise(structure, claim, mechanism.query)
             elif isinstance(structure, WishartNoise):
                 from .wishart import prove_wishart
 
@@ -93,6 +93,7 @@ def prove_structure(mechanism: Mechanism, claim: Claim, numeric: bool, time_budg
         method=outcome.method,
         scope=scope,
         certificate=certificate,
+        counterexample=outcome.counterexample,
         elapsed_s=time.perf_counter() - start,
         details=outcome.details,
     )

@@ -170,3 +170,35 @@ def test_a_part_without_density_is_unknown_at_that_part():
     mutant = dataclasses.replace(m, structure=SequentialComposition((part,), "the index"), claim=PureDP(1.0))
     with pytest.raises(InvalidArgument, match=r"part 1 .* must declare a symbolic density or a structure"):
         prove(mutant, time_budget=BUDGET)
+
+
+# --- a refutation from a declared structure, confirmed by the auditor at its witness pair -----------
+
+
+def test_noise_scaled_to_local_sensitivity_is_refuted_with_an_atom():
+    result = prove("median-local-sensitivity", time_budget=BUDGET)
+    assert result.refuted, result.reason
+    witness = result.counterexample
+    x, x_prime = witness.inputs
+    m = get("median-local-sensitivity")
+    # S(x) = 0 < S(x'), recomputed with the sampler's code: M(x) is the atom f(x)
+    assert m.structure.smooth_bound(x) == 0 < m.structure.smooth_bound(x_prime)
+    assert np.all(m.sample(x, 100, np.random.default_rng(0)) == witness.output)
+    assert witness.log_ratio == float("inf") and "re-verified" not in str(witness)
+
+
+@pytest.mark.statistical
+def test_the_auditor_flags_the_refuted_entry_at_its_witness_pair():
+    import dpaudit
+
+    witness = prove("median-local-sensitivity", time_budget=BUDGET).counterexample
+    # M(x) is an atom that M(x') never hits: the loss is infinite, far beyond any sampling error at 10^4
+    audit = dpaudit.audit("median-local-sensitivity", pair=tuple(map(list, witness.inputs)), samples=10**4,
+                          seed=20261125, confidence=1 - 1e-6, executor="in-process", progress=False)
+    assert audit.verdict.value == "violation"
+
+
+def test_smooth_entry_with_a_zero_scale_is_not_refuted_when_its_output_is_rounded():
+    # On the release grid M(x') also puts mass on f(x): no atom argument; the smooth-bound step fails instead.
+    result = prove(MUTANTS["smooth-local-sensitivity"][0](), time_budget=BUDGET)
+    assert result.verdict is Verdict.UNKNOWN and result.counterexample is None
