@@ -25,7 +25,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._validation import check_nonnegative_finite, check_positive_finite, check_positive_int
+from .._validation import (
+    check_nonnegative_finite,
+    check_positive_finite,
+    check_positive_int,
+)
 from ..errors import InvalidArgument
 
 if TYPE_CHECKING:
@@ -58,7 +62,7 @@ class Part:
     """
 
     label: str
-    mechanism: "Mechanism"
+    mechanism: Mechanism
     input: str
     input_sensitivity: float
     sensitivity_reason: str

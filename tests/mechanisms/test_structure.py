@@ -18,10 +18,23 @@ from scipy import stats
 from dpaudit.errors import InvalidArgument
 from dpaudit.mechanisms.exponential import exponential_mechanism, top_k
 from dpaudit.mechanisms.mwem import mwem, mwem_transcript
-from dpaudit.mechanisms.net_mechanism import DEFAULT_QUERIES, histogram_net, net_errors, net_mechanism
+from dpaudit.mechanisms.net_mechanism import (
+    DEFAULT_QUERIES,
+    histogram_net,
+    net_errors,
+    net_mechanism,
+)
 from dpaudit.mechanisms.registry import get
-from dpaudit.mechanisms.smooth_sensitivity import median_local_sensitivity, smooth_median
-from dpaudit.mechanisms.structure import AdmissibleNoise, Part, SequentialComposition, WishartNoise
+from dpaudit.mechanisms.smooth_sensitivity import (
+    median_local_sensitivity,
+    smooth_median,
+)
+from dpaudit.mechanisms.structure import (
+    AdmissibleNoise,
+    Part,
+    SequentialComposition,
+    WishartNoise,
+)
 from dpaudit.mechanisms.wishart import covariance, wishart
 from tests.gof import ALPHA, continuous_pvalue, density_function, discrete_pvalue
 from tests.mechanisms.test_smooth_sensitivity import _local_sensitivity
@@ -31,13 +44,13 @@ N = 20_000
 
 
 def _part(**changes):
-    fields = dict(label="p", mechanism=exponential_mechanism(), input="u", input_sensitivity=1.0, sensitivity_reason="r")
+    fields = {"label": "p", "mechanism": exponential_mechanism(), "input": "u", "input_sensitivity": 1.0, "sensitivity_reason": "r"}
     return Part(**{**fields, **changes})
 
 
 def _noise(**changes):
-    fields = dict(noise_density=lambda: None, alpha=0.1, beta=0.1, smooth_bound=len, local_sensitivity=len,
-                  datasets=((0.0,),), neighbours=lambda x: (), statistic="f")
+    fields = {"noise_density": lambda: None, "alpha": 0.1, "beta": 0.1, "smooth_bound": len, "local_sensitivity": len,
+              "datasets": ((0.0,),), "neighbours": lambda x: (), "statistic": "f"}
     return AdmissibleNoise(**{**fields, **changes})
 
 

@@ -19,7 +19,10 @@ from dpaudit.mechanisms.laplace import laplace_count
 from dpaudit.mechanisms.mwem import mwem
 from dpaudit.mechanisms.net_mechanism import net_mechanism
 from dpaudit.mechanisms.registry import get
-from dpaudit.mechanisms.smooth_sensitivity import smooth_median, smooth_sensitivity_median
+from dpaudit.mechanisms.smooth_sensitivity import (
+    smooth_median,
+    smooth_sensitivity_median,
+)
 from dpaudit.mechanisms.structure import Part, SequentialComposition
 from dpaudit.mechanisms.wishart import wishart
 from dpaudit.proofs import Verdict, prove
