@@ -205,3 +205,9 @@ def test_smooth_entry_with_a_zero_scale_is_not_refuted_when_its_output_is_rounde
     # On the release grid M(x') also puts mass on f(x): no atom argument; the smooth-bound step fails instead.
     result = prove(MUTANTS["smooth-local-sensitivity"][0](), time_budget=BUDGET)
     assert result.verdict is Verdict.UNKNOWN and result.counterexample is None
+
+
+@pytest.mark.parametrize("name", ["mwem", "smooth-sensitivity-median", "wishart"])
+def test_a_structure_proof_stops_at_its_time_budget(name):
+    result = prove(name, time_budget=0.001)
+    assert result.verdict is Verdict.UNKNOWN and "time budget exhausted at step" in result.reason
