@@ -189,7 +189,8 @@ def prove_admissible_noise(noise: AdmissibleNoise, claim: Claim, query: Callable
         "smooth bound",
         sympy.Le(sympy.Symbol("S(x')"), sympy.exp(sympy.Symbol("beta")) * sympy.Symbol("S(x)"), evaluate=False),
         f"S(x) >= LS(x) > 0 on each of the {len(noise.datasets)} instance datasets and S(x') <= e^beta S(x) on its "
-        f"{pairs} neighbour pairs there (beta = {noise.beta:g}; S is the sampler's code, LS of {noise.statistic} exact)",
+        f"{pairs} neighbour pairs there (beta = {noise.beta:g}; S is the sampler's code, LS of {noise.statistic} exact): "
+        "NRS Def. 2.1 checked on the instance; on other datasets it rests on how S is built",
     ))
     if failure is not None:
         return Outcome(Verdict.UNKNOWN, f"step 'smooth bound': {failure}", METHOD, steps)
