@@ -1,4 +1,4 @@
-"""``dpaudit prove``: prove or refute a mechanism's claim from its declared density."""
+"""``dpaudit prove``: prove or refute a mechanism's claim from its declared density or structure."""
 
 from __future__ import annotations
 
