@@ -33,7 +33,7 @@ import time
 from typing import Any
 
 from .._validation import check_positive_finite
-from ..claims import CLAIM_KINDS, CURVE_KINDS, ApproxDP, Claim, PrivacyCurve
+from ..claims import CLAIM_KINDS, CURVE_KINDS, ApproxDP, Claim, PrivacyCurve, claim_from_dict
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
 from .budget import BudgetExhausted, checkpoint
@@ -41,7 +41,7 @@ from .declarations import check_declarations, scope_reason
 from .budget import time_budget as time_budget_context
 from .result import Certificate, Outcome, ProofResult, Step, Verdict
 from .signs import SignContext
-from .theorems import Composition, parallel, sequential
+from .theorems import Composition, claim_expression, implies, parallel, sequential
 
 __all__ = ["DEFAULT_TIME_BUDGET", "prove"]
 
@@ -417,9 +417,9 @@ def _prove_composition(composition: Composition, start: float, numeric: bool, bu
     rule = sequential if composition.rule == "sequential" else parallel
     composed, step = rule([part.claim for part in composition.parts])
     steps = [Step("part", _part_expression(p), f"{p.mechanism}: {p.reason}") for p in parts] + [step]
-    holds = composed.epsilon <= claim.epsilon * (1 + 1e-12) and composed.delta <= claim.delta * (1 + 1e-12) + 0.0
-    if composed.kind == "probabilistic" and claim.kind != "probabilistic":
-        holds = holds  # probabilistic DP implies approximate DP with the same parameters (Meiser 2018)
+    holds, conversion = implies(composed, claim)  # probabilistic DP implies approximate DP (Meiser 2018)
+    if conversion is not None:
+        steps.append(conversion)
     if not holds:
         return ProofResult(
             composition.name,
@@ -442,6 +442,4 @@ def _prove_composition(composition: Composition, start: float, numeric: bool, bu
 
 
 def _part_expression(result: ProofResult) -> Any:
-    import sympy
-
-    return sympy.Tuple(sympy.Float(result.claim["epsilon"]), sympy.Float(result.claim["delta"]))
+    return claim_expression(claim_from_dict(result.claim))
