@@ -275,14 +275,10 @@ def _prove_curve_claim(mechanism: Mechanism, claim: Claim, declared: Any, mismat
     """zCDP, RDP and GDP from the Rényi divergence (:mod:`.concentrated`); a privacy curve point by point."""
     if isinstance(claim, PrivacyCurve):
         return _prove_privacy_curve(mechanism, claim, numeric, time_budget, start)
-    from .concentrated import prove_concentrated
-
     density = declared if not numeric else dataclasses.replace(declared.at_instance(), instance=declared.instance)
     try:
         with time_budget_context(time_budget):
-            checkpoint("normalisation check")
-            context = SignContext(density.parameters, _default_assumptions(density), dict(density.instance))
-            outcome = prove_concentrated(density, claim, context)
+            outcome = _decide_curve(density, claim)
     except BudgetExhausted as exc:
         limit = "the enclosing budget" if time_budget is None else f"{time_budget:g} s"
         outcome = Outcome(Verdict.UNKNOWN, f"time budget exhausted at step {exc.step!r} (limit {limit})", "time budget")
@@ -301,6 +297,19 @@ def _prove_curve_claim(mechanism: Mechanism, claim: Claim, declared: Any, mismat
     return ProofResult(mechanism.name, claim.as_dict(), outcome.verdict, outcome.reason, outcome.method, scope=scope,
                        certificate=certificate, counterexample=outcome.counterexample,
                        elapsed_s=time.perf_counter() - start, details=outcome.details)
+
+
+def _decide_curve(density: Any, claim: Claim) -> Outcome:
+    from .concentrated import prove_concentrated
+    from .verify import normalisation_error
+
+    checkpoint("normalisation check")
+    context = SignContext(density.parameters, _default_assumptions(density), dict(density.instance))
+    point = context.parameter_points()[0] if context.instance else {}
+    problem = normalisation_error(density, point) if point or not density.parameters else None
+    if problem is not None:
+        return Outcome(Verdict.UNKNOWN, f"not a probability distribution: {problem}", "normalisation check")
+    return prove_concentrated(density, claim, context)
 
 
 def _prove_privacy_curve(mechanism: Mechanism, claim: PrivacyCurve, numeric: bool, time_budget: float | None,

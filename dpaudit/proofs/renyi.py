@@ -3,7 +3,9 @@
 Preconditions
     One of four shapes, recognised from the declared sympy density p(y | q):
 
-    * the normal density N(q, sigma^2) (one real output, one query input, neighbours |q - q'| <= Delta);
+    * the normal density N(q, sigma^2) (one real output, one query input, neighbours |q - q'| <= Delta),
+      or a product of k normals N(m_i, sigma^2) whose means m_i are one shared input q or one input
+      q_i each (neighbours ||q - q'||_norm <= Delta);
     * the Laplace density exp(-|y - q| / b) / (2 b) (the same neighbours);
     * the discrete Gaussian on the integers, p(y | q) proportional to exp(-(y - q)^2 / (2 sigma^2)),
       with integer query values and an integer Delta;
@@ -14,6 +16,9 @@ Claim
     (Rényi 1961; Mironov 2017, Def. 3):
 
     * Gaussian: alpha Delta^2 / (2 sigma^2) (Mironov 2017, Prop. 7; Bun & Steinke 2016, Lemma 2.5);
+      a product: alpha S^2 / (2 sigma^2) with S^2 = sup ||m - m'||_2^2 = k Delta^2 for a shared input,
+      Delta^2 for inputs bounded in l1 or l2, k Delta^2 in l-infinity (the divergence of a product is
+      the sum over the factors, van Erven & Harremoës 2014, Thm. 28);
     * Laplace, t = Delta / b: log(alpha/(2 alpha - 1) e^{(alpha-1) t} + (alpha-1)/(2 alpha - 1) e^{-alpha t}) / (alpha - 1)
       (Mironov 2017, Prop. 6);
     * discrete Gaussian: at most alpha Delta^2 / (2 sigma^2), with equality at the orders where
@@ -90,12 +95,19 @@ class RenyiDivergence:
 
 def renyi_divergence(density: Any) -> RenyiDivergence | None:
     """The closed-form Rényi divergence of ``density``, or None when its shape is none of the four."""
+    import sympy
+
     from .gaussian import gaussian_sigma
     from .outputs import is_finite_output
 
     if density.input_domain is not None:
         return _finite(density) if is_finite_output(density) else None
-    if len(density.outputs) != 1 or len(density.inputs) != 1 or density.sensitivity is None:
+    if density.sensitivity is None:
+        return None
+    if len(density.outputs) > 1 and not density.discrete:
+        product = _normal_product(density)
+        return None if product is None else _gaussian(product[0], sympy.sqrt(product[1]), len(density.outputs))
+    if len(density.outputs) != 1 or len(density.inputs) != 1:
         return None
     if not density.discrete:
         sigma = gaussian_sigma(density)
@@ -116,6 +128,35 @@ def _shifted(density: Any) -> tuple[Any, Any]:
     z = sympy.Symbol("_z", real=True)
     y, q = density.outputs[0], density.inputs[0]
     return sympy.expand(sympy.expand_log(sympy.log(density.expr.subs(y, q + z)), force=True)), z
+
+
+def _normal_product(density: Any) -> tuple[Any, Any] | None:
+    """(sigma, S^2) if the density is prod_i N(y_i; m_i, sigma^2) with m_i = q (shared) or q_i, else None.
+
+    S^2 = sup over neighbours of sum_i (m_i - m_i')^2: k Delta^2 for a shared input; for one input per
+    output Delta^2 under the l1 or l2 norm and k Delta^2 under l-infinity.
+    """
+    import sympy
+
+    outputs, inputs, k = density.outputs, density.inputs, len(density.outputs)
+    if len(inputs) == 1:
+        means, square = [inputs[0]] * k, k * density.sensitivity**2
+    elif len(inputs) == k:
+        means = list(inputs)
+        square = {"l1": density.sensitivity**2, "l2": density.sensitivity**2, "linf": k * density.sensitivity**2}.get(density.norm)
+        if square is None:
+            return None
+    else:
+        return None
+    logarithm = sympy.expand(sympy.expand_log(sympy.log(density.expr), force=True))
+    a = logarithm.coeff(outputs[0], 2)
+    if a == 0 or (-a).is_positive is not True:
+        return None
+    sigma = sympy.simplify(sympy.sqrt(-1 / (2 * a)))
+    normal = sum(-((y - m) ** 2) / (2 * sigma**2) for y, m in zip(outputs, means)) - k * sympy.log(sympy.sqrt(2 * sympy.pi) * sigma)
+    if sympy.simplify(sympy.expand(sympy.expand_log(logarithm - normal, force=True))) != 0:
+        return None
+    return sigma, square
 
 
 def _laplace_scale(density: Any) -> Any:
@@ -175,17 +216,22 @@ def _complete_square(sigma: Any, sensitivity: Any, alpha: Any) -> tuple[Any, Ste
     return alpha * (alpha - 1) * sensitivity**2 / (2 * sigma**2), step
 
 
-def _gaussian(sigma: Any, sensitivity: Any) -> RenyiDivergence:
+def _gaussian(sigma: Any, sensitivity: Any, coordinates: int = 1) -> RenyiDivergence:
+    """D_alpha of N(0, sigma^2) vs N(sensitivity, sigma^2); of a product of ``coordinates`` normals when
+    ``sensitivity`` is the largest l2 distance of the means."""
     import sympy
 
     alpha = order_symbol()
     log_moment, step = _complete_square(sigma, sensitivity, alpha)
     value = sympy.simplify(log_moment / (alpha - 1))
+    product = (f"; for the product of {coordinates} normals the divergences of the coordinates add up "
+               "(van Erven & Harremoës 2014, Thm. 28) to alpha ||m - m'||_2^2 / (2 sigma^2), largest at the "
+               f"l2 distance {sympy.sstr(sensitivity)} the neighbours allow" if coordinates > 1 else "")
     steps = (
         step,
         Step("supremum", sympy.Eq(sympy.Symbol("D_alpha"), value),
              "the integral of the normal density N((1 - alpha) Delta, sigma^2) is 1, so D_alpha = alpha Delta^2 / (2 sigma^2) "
-             "at the shift Delta, increasing in the shift (Mironov 2017, Prop. 7)"),
+             f"at the shift Delta, increasing in the shift (Mironov 2017, Prop. 7){product}"),
     )
     return RenyiDivergence("gaussian", value, alpha, (sympy.Integer(0), sensitivity), steps,
                            linear_coefficient=sympy.simplify(value / alpha))
