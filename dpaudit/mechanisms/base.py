@@ -39,6 +39,9 @@ __all__ = ["RANDOMNESS", "Mechanism", "Outputs", "Sampler"]
 
 Sampler = Callable[[Any, int, np.random.Generator], Any]
 
+TRUE_EPSILON_DELTA = 1e-5
+"""The delta at which ``true_epsilon`` is stated for an entry with a curve claim."""
+
 RANDOMNESS = ("generator", "random-state", "python-random", "own")
 """What a wrapped function draws its randomness from: a ``numpy.random.Generator`` (passed as is),
 a ``numpy.random.RandomState`` or a ``random.Random`` (each seeded from the audit's Generator), or
@@ -78,6 +81,8 @@ class Mechanism:
     flaw, true_epsilon : str, float
         For known-broken entries: what is wrong and the epsilon it really achieves (``inf`` when
         unbounded); ``true_epsilon`` may also be set for correct entries whose exact epsilon is known.
+        For an entry whose claim is a curve (zCDP, RDP, GDP, privacy curve) or whose true guarantee
+        is one, ``true_epsilon`` is the epsilon achieved at delta = :data:`TRUE_EPSILON_DELTA`.
     source : str
         Where the mechanism (or the flaw) comes from.
     noise : FloatNoise or None

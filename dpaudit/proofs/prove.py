@@ -275,7 +275,11 @@ def _prove_curve_claim(mechanism: Mechanism, claim: Claim, declared: Any, mismat
     """zCDP, RDP and GDP from the Rényi divergence (:mod:`.concentrated`); a privacy curve point by point."""
     if isinstance(claim, PrivacyCurve):
         return _prove_privacy_curve(mechanism, claim, numeric, time_budget, start)
-    density = declared if not numeric else dataclasses.replace(declared.at_instance(), instance=declared.instance)
+    if numeric:
+        instance = {p: _rational(v) for p, v in dict(declared.instance).items()}
+        density = dataclasses.replace(dataclasses.replace(declared, instance=instance).at_instance(), instance=instance)
+    else:
+        density = declared
     try:
         with time_budget_context(time_budget):
             outcome = _decide_curve(density, claim)

@@ -38,6 +38,7 @@ Proof
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,7 +107,10 @@ def renyi_divergence(density: Any) -> RenyiDivergence | None:
         return None
     if len(density.outputs) > 1 and not density.discrete:
         product = _normal_product(density)
-        return None if product is None else _gaussian(product[0], sympy.sqrt(product[1]), len(density.outputs))
+        if product is None:
+            return None
+        sigma, square, pair = product
+        return dataclasses.replace(_gaussian(sigma, sympy.sqrt(square), len(density.outputs)), pair=pair)
     if len(density.outputs) != 1 or len(density.inputs) != 1:
         return None
     if not density.discrete:
@@ -130,22 +134,24 @@ def _shifted(density: Any) -> tuple[Any, Any]:
     return sympy.expand(sympy.expand_log(sympy.log(density.expr.subs(y, q + z)), force=True)), z
 
 
-def _normal_product(density: Any) -> tuple[Any, Any] | None:
-    """(sigma, S^2) if the density is prod_i N(y_i; m_i, sigma^2) with m_i = q (shared) or q_i, else None.
+def _normal_product(density: Any) -> tuple[Any, Any, tuple] | None:
+    """(sigma, S^2, pair) if the density is prod_i N(y_i; m_i, sigma^2) with m_i = q (shared) or q_i, else None.
 
     S^2 = sup over neighbours of sum_i (m_i - m_i')^2: k Delta^2 for a shared input; for one input per
-    output Delta^2 under the l1 or l2 norm and k Delta^2 under l-infinity.
+    output Delta^2 under the l1 or l2 norm and k Delta^2 under l-infinity; ``pair`` attains it.
     """
     import sympy
 
-    outputs, inputs, k = density.outputs, density.inputs, len(density.outputs)
+    outputs, inputs, k, sens = density.outputs, density.inputs, len(density.outputs), density.sensitivity
+    zero = sympy.Integer(0)
     if len(inputs) == 1:
-        means, square = [inputs[0]] * k, k * density.sensitivity**2
-    elif len(inputs) == k:
+        means, square, pair = [inputs[0]] * k, k * sens**2, ((zero,), (sens,))
+    elif len(inputs) == k and density.norm in ("l1", "l2", "linf"):
         means = list(inputs)
-        square = {"l1": density.sensitivity**2, "l2": density.sensitivity**2, "linf": k * density.sensitivity**2}.get(density.norm)
-        if square is None:
-            return None
+        if density.norm == "linf":
+            square, pair = k * sens**2, ((zero,) * k, (sens,) * k)
+        else:
+            square, pair = sens**2, ((zero,) * k, (sens,) + (zero,) * (k - 1))
     else:
         return None
     logarithm = sympy.expand(sympy.expand_log(sympy.log(density.expr), force=True))
@@ -156,7 +162,7 @@ def _normal_product(density: Any) -> tuple[Any, Any] | None:
     normal = sum(-((y - m) ** 2) / (2 * sigma**2) for y, m in zip(outputs, means)) - k * sympy.log(sympy.sqrt(2 * sympy.pi) * sigma)
     if sympy.simplify(sympy.expand(sympy.expand_log(logarithm - normal, force=True))) != 0:
         return None
-    return sigma, square
+    return sigma, square, pair
 
 
 def _laplace_scale(density: Any) -> Any:
