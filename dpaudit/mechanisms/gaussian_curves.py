@@ -69,50 +69,39 @@ def normal_density(kind: str, value: float, sensitivity: float = 1.0, delta: flo
     )
 
 
-def _gaussian_on_count(sigma: float):
+def _gaussian_on_count(name: str, claim: Any, sigma: float, kind: str, value: float, source: str) -> Mechanism:
+    """The Gaussian mechanism on a count with noise sigma, stated as ``claim`` (a zCDP or GDP claim)."""
+
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         return snap_to_grid(count(data) + rng.normal(0.0, sigma, size=n), sigma)
 
-    return sample
+    return Mechanism(
+        name=name,
+        claim=claim,
+        neighbours=AddRemove(),
+        sampler=sample,
+        family="gaussian",
+        description=f"Gaussian on a count, sigma={sigma:.4g}, stated as {claim}",
+        query=count,
+        sensitivity=1.0,
+        density=lambda: normal_density(kind, value),
+        domain=(0, 1),
+        pairs=(((1, 0, 1), (1, 0, 1, 1)),),
+        source=source,
+    )
 
 
 @register("gaussian-zcdp")
 def gaussian_zcdp(rho: float = 0.5) -> Mechanism:
     """Gaussian mechanism on a count stated in zCDP: sigma = 1 / sqrt(2 rho) (Bun & Steinke 2016, Prop. 1.6)."""
     rho = check_positive_finite("rho", rho)
-    sigma = 1.0 / math.sqrt(2.0 * rho)
-    return Mechanism(
-        name="gaussian-zcdp",
-        claim=ZeroConcentratedDP(rho),
-        neighbours=AddRemove(),
-        sampler=_gaussian_on_count(sigma),
-        family="gaussian",
-        description=f"Gaussian on a count, sigma={sigma:.4g}, stated as {rho:g}-zCDP",
-        query=count,
-        sensitivity=1.0,
-        density=lambda: normal_density("zcdp", rho),
-        domain=(0, 1),
-        pairs=(((1, 0, 1), (1, 0, 1, 1)),),
-        source="Bun & Steinke (2016) Prop. 1.6; conversion: Canonne, Kamath & Steinke (2020) Cor. 13",
-    )
+    return _gaussian_on_count("gaussian-zcdp", ZeroConcentratedDP(rho), 1.0 / math.sqrt(2.0 * rho), "zcdp", rho,
+                              "Bun & Steinke (2016) Prop. 1.6; conversion: Canonne, Kamath & Steinke (2020) Cor. 13")
 
 
 @register("gaussian-gdp")
 def gaussian_gdp(mu: float = 1.0) -> Mechanism:
     """Gaussian mechanism on a count stated in Gaussian DP: sigma = 1 / mu (Dong, Roth & Su 2022, Thm. 2.7)."""
     mu = check_positive_finite("mu", mu)
-    sigma = 1.0 / mu
-    return Mechanism(
-        name="gaussian-gdp",
-        claim=GaussianDP(mu),
-        neighbours=AddRemove(),
-        sampler=_gaussian_on_count(sigma),
-        family="gaussian",
-        description=f"Gaussian on a count, sigma={sigma:.4g}, stated as {mu:g}-GDP",
-        query=count,
-        sensitivity=1.0,
-        density=lambda: normal_density("gdp", mu),
-        domain=(0, 1),
-        pairs=(((1, 0, 1), (1, 0, 1, 1)),),
-        source="Dong, Roth & Su (2022, JRSS B) Thm. 2.7 and Cor. 2.13",
-    )
+    return _gaussian_on_count("gaussian-gdp", GaussianDP(mu), 1.0 / mu, "gdp", mu,
+                              "Dong, Roth & Su (2022, JRSS B) Thm. 2.7 and Cor. 2.13")
