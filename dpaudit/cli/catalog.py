@@ -6,6 +6,7 @@ import math
 
 import click
 
+from ..claims import CURVE_KINDS
 from ..mechanisms.registry import catalogue
 from ._common import debug_option, echo_json, guarded, json_option
 
@@ -14,6 +15,15 @@ def _fmt_epsilon(value: float | None) -> str:
     if value is None:
         return "-"
     return "inf" if math.isinf(value) else f"{value:.4g}"
+
+
+def _curve_label(claim) -> str:
+    """A curve claim in at most 16 characters: 0.5-zCDP, 1-GDP, RDP (6 orders), curve (4 points)."""
+    if claim.kind == "renyi" and len(claim.alpha) > 1:
+        return f"RDP ({len(claim.alpha)} orders)"
+    if claim.kind == "curve":
+        return f"curve ({len(claim.epsilon)} points)"
+    return str(claim)
 
 
 @click.command("catalog")
@@ -31,7 +41,8 @@ def catalog(as_json: bool, only_flawed: bool | None, debug: bool) -> None:
     click.echo(header)
     click.echo("-" * len(header))
     for m in entries:
-        claim = f"{m.claim.kind[:5]} {m.claim.epsilon:.3g}" + (f"/{m.claim.delta:.0e}" if m.claim.delta else "")
+        claim = _curve_label(m.claim) if m.claim.kind in CURVE_KINDS else (
+            f"{m.claim.kind[:5]} {m.claim.epsilon:.3g}" + (f"/{m.claim.delta:.0e}" if m.claim.delta else ""))
         click.echo(
             f"{m.name:<34} {m.family:<20} {claim:<16} {'yes' if m.flawed else 'no':<6} "
             f"{_fmt_epsilon(m.true_epsilon):>8}  {m.description}"

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._validation import check_nonnegative_int, check_one_of, check_positive_finite, short_repr
-from ..claims import ApproxDP, Claim, PureDP
+from ..claims import CLAIM_KINDS, Claim
 from ..errors import InvalidArgument, MechanismError
 from ..neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Replace
 from .outputs import OutputCoding, encode_outputs
@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 __all__ = ["RANDOMNESS", "Mechanism", "Outputs", "Sampler"]
 
 Sampler = Callable[[Any, int, np.random.Generator], Any]
+
+TRUE_EPSILON_DELTA = 1e-5
+"""The delta at which ``true_epsilon`` is stated for an entry with a curve claim."""
 
 RANDOMNESS = ("generator", "random-state", "python-random", "own")
 """What a wrapped function draws its randomness from: a ``numpy.random.Generator`` (passed as is),
@@ -54,8 +57,9 @@ class Mechanism:
     ----------
     name : str
         Short kebab-case name (the catalogue key).
-    claim : PureDP | ApproxDP | ProbabilisticDP
-        What the mechanism promises.
+    claim : Claim
+        What the mechanism promises: PureDP, ApproxDP, ProbabilisticDP, or a curve claim
+        (ZeroConcentratedDP, RenyiDP, GaussianDP, PrivacyCurve; see :mod:`dpaudit.claims`).
     neighbours : AddRemove | Replace | QueryDistance | Local
         The unit of privacy the claim is stated for.
     sampler : callable
@@ -81,6 +85,8 @@ class Mechanism:
     flaw, true_epsilon : str, float
         For known-broken entries: what is wrong and the epsilon it really achieves (``inf`` when
         unbounded); ``true_epsilon`` may also be set for correct entries whose exact epsilon is known.
+        For an entry whose claim is a curve (zCDP, RDP, GDP, privacy curve) or whose true guarantee
+        is one, ``true_epsilon`` is the epsilon achieved at delta = :data:`TRUE_EPSILON_DELTA`.
     source : str
         Where the mechanism (or the flaw) comes from.
     noise : FloatNoise or None
@@ -137,8 +143,9 @@ class Mechanism:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise InvalidArgument(f"name={self.name!r} must be a non-empty string")
-        if not isinstance(self.claim, (PureDP, ApproxDP)) and getattr(self.claim, "kind", None) != "probabilistic":
-            raise InvalidArgument(f"claim={self.claim!r} must be PureDP, ApproxDP or ProbabilisticDP")
+        if getattr(self.claim, "kind", None) not in CLAIM_KINDS:
+            raise InvalidArgument(
+                f"claim={self.claim!r} must be PureDP, ApproxDP, ProbabilisticDP, ZeroConcentratedDP, RenyiDP, GaussianDP or PrivacyCurve")
         if not isinstance(self.neighbours, (AddRemove, Replace, QueryDistance, Local)):
             raise InvalidArgument(
                 f"neighbours={self.neighbours!r} must be AddRemove(), Replace(), QueryDistance(...) or Local()"

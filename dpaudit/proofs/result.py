@@ -187,6 +187,13 @@ class Counterexample:
         return "\n".join(lines)
 
 
+def _claim_value(key: str, value: Any) -> Any:
+    """A claim's number (or list of numbers, for RDP orders and privacy curves) made JSON-safe."""
+    if key not in ("epsilon", "delta", "rho", "mu", "alpha"):
+        return value
+    return [_json_number(v) for v in value] if isinstance(value, (list, tuple)) else _json_number(value)
+
+
 def _fmt(value: Any) -> str:
     number = _json_number(value)
     return f"{number:.6g}" if isinstance(number, float) else str(number)
@@ -257,7 +264,7 @@ class ProofResult:
     def as_dict(self) -> dict[str, Any]:
         return {
             "mechanism": self.mechanism,
-            "claim": {k: _json_number(v) if k in ("epsilon", "delta") else v for k, v in self.claim.items()},
+            "claim": {k: _claim_value(k, v) for k, v in self.claim.items()},
             "verdict": self.verdict.value,
             "reason": self.reason,
             "method": self.method,

@@ -164,6 +164,7 @@ def build_report(
     from ..auditor import audit
     from ..auditor.relation import check_pair, parse_relation
     from ..auditor.result import not_reproducible_suffix
+    from ..auditor.curve_claims import check_auditable
     from ..auditor.run.sampling import fresh_seed
     from ..mechanisms.targets import is_plain_callable, load_target, resolve
     from .checks import CHECKS, audit_checks, implementation_checks
@@ -181,6 +182,7 @@ def build_report(
     tick = progress or (lambda stage: None)
     loaded = load_target(target)  # once: a file.py:attr target is imported here, not again for the audit
     mechanism = resolve(loaded, epsilon=epsilon, delta=delta, d_in=d_in)
+    check_auditable(mechanism.claim)  # a curve claim (zCDP, RDP, GDP) is reported at the point --delta names
     seed = fresh_seed() if seed is None else seed
 
     proof_section = _proof_section(mechanism, proof_timeout, epsilon is not None or delta is not None)

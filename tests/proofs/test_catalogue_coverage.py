@@ -23,12 +23,20 @@ PROVED, REFUTED, UNKNOWN = Verdict.PROVED, Verdict.REFUTED, Verdict.UNKNOWN
 COVERAGE = {
     "above-threshold": NO_DENSITY,
     "clamped-mean-wrong-sensitivity": NO_DENSITY,
+    # D_alpha <= alpha rho for every alpha (Canonne, Kamath & Steinke 2020), for all parameters
+    "discrete-gaussian": (PROVED, "<= rho alpha"),
     "exponential": (PROVED, "for all outputs and neighbours"),
     "exponential-no-factor-2": (REFUTED, ""),
     "gaussian": (PROVED, "Thm. A.1"),
     "gaussian-analytic": (PROVED, "delta_BW"),
     # the float flaw is outside the algebra: proved, and the result says so
     "gaussian-box-muller": (PROVED, "declared exact density only"),
+    "gaussian-gdp": (PROVED, "G_mu"),
+    "gaussian-zcdp": (PROVED, "<= rho alpha"),
+    # exact delta(epsilon) of Balle & Wang at the wrongly converted epsilon
+    "gaussian-zcdp-conversion-drops-rho": (REFUTED, "delta_BW"),
+    # D_2 = 4 for the four coordinates that move together, against 2 rho = 1
+    "gaussian-zcdp-linf-sensitivity": (REFUTED, "alpha = 2"),
     "geometric": (PROVED, ""),
     # the output's pmf is exact: proved for it; the draw-count side channel is the auditor's to find
     "geometric-by-trials": (PROVED, "declared exact density only"),
@@ -52,6 +60,7 @@ COVERAGE = {
     "noisy-max-value-exponential": (REFUTED, ""),
     "noisy-max-value-laplace": (REFUTED, ""),
     "rappor": (PROVED, ""),
+    "renyi-accountant-wrong-order": (REFUTED, "alpha = 4"),
     "report-noisy-max": NO_DENSITY,
     # a function of d = u0 - u1 only: |d/dd ln p| <= epsilon / (2 Delta), decided for all parameters
     "report-noisy-max-2": (PROVED, "for all outputs and neighbours"),
