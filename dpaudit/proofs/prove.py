@@ -8,7 +8,9 @@ Routes (each procedure's module docstring states its Preconditions / Claim / Pro
   of pure epsilon-DP (which implies (epsilon, delta)-DP for every delta >= 0);
 * probabilistic DP -- finite: :mod:`.probabilistic`; a product pmf whose neighbours move one integer
   input by one: :mod:`.product_probabilistic`; otherwise via pure DP (the bad set is empty);
-* a :class:`~dpaudit.proofs.theorems.Composition` -- each part, then the composition theorem.
+* a :class:`~dpaudit.proofs.theorems.Composition` -- each part, then the composition theorem;
+* no density but a program (:mod:`dpaudit.mechanisms.programs`) -- randomness alignment, else a
+  counterexample search with exact probabilities: :mod:`.program_proofs`.
 
 The claim is checked for all parameter values allowed by the declared assumptions, unless the caller
 asks for the numeric instance (``numeric=True``) or restates the claim with numbers that differ from the
@@ -240,6 +242,10 @@ def prove(
         raise InvalidArgument(f"claim={claim!r} must be PureDP, ApproxDP or ProbabilisticDP")
     restated = claim is not None
     claim = claim or mechanism.claim
+    if mechanism.density is None and mechanism.program is not None:
+        from .program_proofs import decide_program
+
+        return decide_program(mechanism, claim, numeric, time_budget, start)
     declared = _load_density(mechanism)
     instance = {p: _rational(v) for p, v in dict(declared.instance).items()}
     mismatch = check_declarations(mechanism, declared, instance, restated)

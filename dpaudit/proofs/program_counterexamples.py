@@ -1,0 +1,170 @@
+"""Counterexamples for programs that no alignment fits: a neighbouring pair and an output whose
+probability ratio exceeds e^epsilon, with both probabilities in closed form.
+
+Preconditions
+    A program of :mod:`dpaudit.mechanisms.programs` at its numeric instance; neighbours
+    |q_i - q'_i| <= Delta for every i.
+
+Claim
+    A returned witness (q, q', output) has ln P[M(q) = output] - ln P[M(q') = output] > epsilon, both
+    probabilities computed by :func:`~dpaudit.proofs.program_probabilities.output_probability` (exact
+    closed forms at 60 digits) and the difference compared with epsilon at 50 digits.  For a value
+    output the witness is the event "value <= v", a set of outputs, so it refutes the claim for the
+    released (grid-rounded) values too when v is a grid point.
+
+Search (the inputs of Ding et al. 2018, CCS, "Detecting violations of differential privacy", and of
+Lyu, Su & Li 2017; the outputs of CheckDP's counterexamples, Wang et al. CCS 2020)
+    The mechanism's own recommended pairs first, then query vectors at integer distance from the
+    threshold (T - 1, T, T + 1 for sparse vector; 0 for noisy max) moved by Delta in the patterns
+    "all up", "all down", "one against the rest" (first or last query moves the other way) and "half
+    up half down".  Outputs: every answer pattern when there are at most 300, else the patterns that
+    follow the pair (top where q_i > q'_i, bottom where q_i < q'_i) and the prefixes bottom^m top^(k-m)
+    and top^m bottom^(k-m); values "<= v" at v in T - 2 .. T + 1 (sparse vector) or min q - 1 .. max q
+    + 1 (noisy max).  Not finding a witness is not a proof: the verdict is then unknown.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Iterator
+
+import mpmath
+
+from ..mechanisms.programs import NoisyMaxProgram, ThresholdProgram
+from .budget import checkpoint
+from .program_probabilities import output_probability
+
+__all__ = ["ProgramWitness", "search_counterexample"]
+
+MAX_PATTERNS = 300
+CHECK_DIGITS = 50
+
+
+@dataclass(frozen=True)
+class ProgramWitness:
+    """q, q', the output and ln P[M(q) = output] - ln P[M(q') = output] (``inf`` when q' cannot produce it)."""
+
+    first: tuple
+    second: tuple
+    output: Any
+    log_ratio: Any
+    probability_first: Any
+    probability_second: Any
+    pairs_tried: int
+    outputs_tried: int
+
+
+def _log_ratio(p: Any, r: Any) -> Any:
+    if p == 0:
+        return mpmath.ninf
+    if r == 0:
+        return mpmath.inf
+    return mpmath.log(p) - mpmath.log(r)
+
+
+def _pairs(program: Any, hints: tuple) -> Iterator[tuple[tuple, tuple]]:
+    k = program.queries
+    sens = Fraction(str(program.exact(program.sensitivity)))
+    seen = set()
+    for a, b in hints:
+        if len(a) == k and len(b) == k and all(abs(Fraction(str(x)) - Fraction(str(y))) <= sens for x, y in zip(a, b)):
+            yield tuple(map(Fraction, map(str, a))), tuple(map(Fraction, map(str, b)))
+    centre = Fraction(str(program.exact(program.threshold))) if isinstance(program, ThresholdProgram) else Fraction(0)
+    half = k // 2
+    moves = [
+        (1,) * k,
+        (-1,) * k,
+        (1,) * (k - 1) + (-1,),
+        (-1,) * (k - 1) + (1,),
+        (-1,) + (1,) * (k - 1),
+        (1,) + (-1,) * (k - 1),
+        (-1,) * half + (1,) * (k - half),
+        (1,) * half + (-1,) * (k - half),
+    ]
+    for offset in (0, -1, 1):
+        base = (centre + offset,) * k
+        for move in moves:
+            pair = (base, tuple(x + m * sens for x, m in zip(base, move)))
+            if pair not in seen:
+                seen.add(pair)
+                yield pair
+
+
+def _answer_patterns(k: int, cutoff: int, tops: int = 0) -> Iterator[tuple]:
+    """Every answer sequence of k queries: 0 / 1, and -1 for each query after the cutoff-th top."""
+    if k == 0:
+        yield ()
+    elif tops >= cutoff:
+        yield (-1,) * k
+    else:
+        for first in (0, 1):
+            for rest in _answer_patterns(k - 1, cutoff, tops + first):
+                yield (first, *rest)
+
+
+def _cut(pattern: tuple, cutoff: int) -> tuple:
+    """``pattern`` with the answers after the cutoff-th top replaced by -1 (unanswered)."""
+    shaped, count = [], 0
+    for v in pattern:
+        shaped.append(-1 if count >= cutoff else v)
+        count += v if count < cutoff else 0
+    return tuple(shaped)
+
+
+def _threshold_outputs(p: ThresholdProgram, a: tuple, b: tuple) -> Iterator[tuple]:
+    k = p.queries
+    T = Fraction(str(p.exact(p.threshold)))
+    tops: list[Any] = [1] if p.release == "bit" else [("<=", T + v) for v in (-2, -1, 0, 1)]
+    cutoff = k + 1 if p.cutoff is None else p.cutoff
+    patterns = list(itertools.islice(_answer_patterns(k, cutoff), MAX_PATTERNS + 1))
+    if len(patterns) > MAX_PATTERNS:
+        follow = tuple(1 if x > y else 0 for x, y in zip(a, b))
+        patterns = [follow, tuple(1 - v for v in follow)]
+        patterns += [(0,) * m + (1,) * (k - m) for m in range(k + 1)] + [(1,) * m + (0,) * (k - m) for m in range(k + 1)]
+        patterns = [_cut(pattern, cutoff) for pattern in patterns]
+    for shaped_t in dict.fromkeys(patterns):
+        positions = [i for i, v in enumerate(shaped_t) if v == 1]
+        for choice in itertools.product(tops, repeat=len(positions)) if p.release == "value" else [()]:
+            out = list(shaped_t)
+            for i, top in zip(positions, choice):
+                out[i] = top
+            yield tuple(out)
+
+
+def _outputs(program: Any, a: tuple, b: tuple) -> Iterator[Any]:
+    if isinstance(program, ThresholdProgram):
+        yield from _threshold_outputs(program, a, b)
+    elif isinstance(program, NoisyMaxProgram):
+        if program.release == "index":
+            yield from range(program.queries)
+        else:
+            low, high = int(min(a + b)) - 1, int(max(a + b)) + 1
+            for v in range(low, high + 1):
+                yield ("<=", Fraction(v))
+                yield ("<=", Fraction(2 * v + 1, 2))
+
+
+def search_counterexample(program: Any, epsilon: Any, hints: tuple = ()) -> ProgramWitness | None:
+    """The first pair (in the order of the module docstring) with an output whose log ratio exceeds
+    ``epsilon`` (the largest such output of that pair), or None."""
+    eps = mpmath.mpf(str(epsilon)) if not isinstance(epsilon, Fraction) else mpmath.mpf(epsilon.numerator) / epsilon.denominator
+    pairs_tried = outputs_tried = 0
+    for a, b in _pairs(program, hints):
+        pairs_tried += 1
+        best = None
+        for output in _outputs(program, a, b):
+            checkpoint("counterexample search")
+            outputs_tried += 1
+            pa, pb = output_probability(program, a, output), output_probability(program, b, output)
+            for first, second, p1, p2 in ((a, b, pa, pb), (b, a, pb, pa)):
+                with mpmath.workdps(CHECK_DIGITS):
+                    ratio = _log_ratio(p1, p2)
+                    exceeds = ratio > eps
+                if exceeds and (best is None or ratio > best.log_ratio):
+                    best = ProgramWitness(first, second, output, ratio, p1, p2, pairs_tried, outputs_tried)
+        if best is not None:
+            return ProgramWitness(best.first, best.second, best.output, best.log_ratio, best.probability_first,
+                                  best.probability_second, pairs_tried, outputs_tried)
+    return None
