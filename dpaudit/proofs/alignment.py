@@ -37,6 +37,7 @@ Checking (CheckDP's idea, Wang et al. CCS 2020: a template with holes, filled fr
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass
 from typing import Any
@@ -57,13 +58,16 @@ SHIFT_QUERY_COEFFICIENTS = (0, -1, 1)
 @dataclass(frozen=True)
 class DrawSite:
     """A draw of the program: its noise, the symbol it has in the atoms, the query it belongs to (if
-    any), and how many such draws one run makes at most."""
+    any), and how many such draws one run makes at most.  Draws with the same ``shares`` label come
+    from one loop: together they are made at most ``PathTemplate.loop_total`` times (k queries are
+    answered bottom or top, not both)."""
 
     name: str
     noise: Noise
     symbol: Any
     query: Any
     count: int
+    shares: str = ""
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,7 @@ class PathTemplate:
     draws: tuple[DrawSite, ...]
     atoms: tuple[Atom, ...]
     queries: tuple[Any, ...]
+    loop_total: int = 0
 
 
 @dataclass(frozen=True)
@@ -120,12 +125,15 @@ def _threshold_template(p: ThresholdProgram) -> PathTemplate:
         threshold = threshold + rho
     noisy_b, noisy_t = q_b, q_t
     if p.query_noise is not None:
-        draws += [DrawSite("nu_bottom", p.query_noise, nu_b, q_b, k), DrawSite("nu_top", p.query_noise, nu_t, q_t, tops)]
+        draws += [
+            DrawSite("nu_bottom", p.query_noise, nu_b, q_b, k, shares="loop"),
+            DrawSite("nu_top", p.query_noise, nu_t, q_t, tops, shares="loop"),
+        ]
         noisy_b, noisy_t = q_b + nu_b, q_t + nu_t
     atoms = [Atom("<", noisy_b - threshold, "bottom answer"), Atom(">=", noisy_t - threshold, "top answer")]
     if p.release == "value":
         atoms.append(Atom("=", noisy_t, "released value of a top"))
-    return PathTemplate(tuple(draws), tuple(atoms), (q_b, q_t))
+    return PathTemplate(tuple(draws), tuple(atoms), (q_b, q_t), loop_total=k)
 
 
 def _noisy_max_template(p: NoisyMaxProgram) -> PathTemplate:
@@ -194,8 +202,8 @@ def find_alignment(program: Any, epsilon: Any, instance: dict | None = None) -> 
     sens = program.sensitivity
     w = {q: sympy.Symbol(f"w_{q.name}", real=True) for q in template.queries}
     vertices = _vertices(template, w)
-    # cost of one unit of |shift| (in Delta) for each draw, relative to epsilon
-    units = {d.name: sympy.simplify(d.count * sens / (d.noise.scale * epsilon)) for d in template.draws}
+    # cost of one unit of |shift| (in Delta) for one draw, relative to epsilon
+    units = {d.name: sympy.simplify(sens / (d.noise.scale * epsilon)) for d in template.draws}
     scope_instance = any(not u.is_number for u in units.values())
     if scope_instance:
         units = {name: sympy.nsimplify(u.subs(instance or {}), rational=True) for name, u in units.items()}
@@ -229,7 +237,7 @@ def find_alignment(program: Any, epsilon: Any, instance: dict | None = None) -> 
                 break
         if not ok:
             continue
-        cost = sum(((abs(a) + abs(b)) * units[name] for name, (a, b) in choice.items()), sympy.Integer(0))
+        cost = _total_cost(template, {name: (abs(a) + abs(b)) * units[name] for name, (a, b) in choice.items()})[0]
         size = sum(abs(a) + abs(b) for a, b in choice.values())
         if best is None or (cost, size) < (best[0], best[1]):
             best = (cost, size, choice)
@@ -242,6 +250,20 @@ def find_alignment(program: Any, epsilon: Any, instance: dict | None = None) -> 
             f"({_describe(template, choice, sens, w)})"
         )
     return _certify(program, template, choice, sens, w, epsilon, units, scope_instance), ""
+
+
+def _total_cost(template: PathTemplate, per_draw: dict[str, Any]) -> tuple[Any, dict[str, int]]:
+    """max over the draws a run can make of the summed cost, and how many of each draw attain it.
+
+    Independent draws count ``count`` times; draws that share a loop are filled greedily, dearest
+    first, up to their own count and the loop's total (optimal for unit-weight allocations).
+    """
+    counts = {d.name: d.count for d in template.draws if not d.shares}
+    left = template.loop_total
+    for d in sorted((d for d in template.draws if d.shares), key=lambda d: per_draw[d.name], reverse=True):
+        counts[d.name] = min(d.count, left)
+        left -= counts[d.name]
+    return sum((counts[d.name] * per_draw[d.name] for d in template.draws), sympy.Integer(0)), counts
 
 
 def _describe(template: PathTemplate, choice: dict, sens: Any, w: dict) -> str:
@@ -290,24 +312,25 @@ def _certify(program, template, choice, sens, w, epsilon, units, scope_instance)
                 f"{sympy.sstr(atom.expr)} {atom.relation} 0 changes by this amount in the aligned run, so it stays {word} 0 "
                 f"for every |d| <= Delta (linear in d: checked at the {len(vertices)} corners)",
             ))
-    terms = [
-        d.count * (abs(choice[d.name][0]) + abs(choice[d.name][1])) * sens / d.noise.scale
-        for d in template.draws
-        if choice[d.name] != (0, 0)
-    ]
-    cost = sympy.simplify(sympy.Add(*terms)) if terms else sympy.Integer(0)
+    sizes = {d.name: abs(choice[d.name][0]) + abs(choice[d.name][1]) for d in template.draws}
+    total, counts = _total_cost(template, {name: sizes[name] * units[name] for name in sizes})
+    cost = sympy.simplify(sympy.Add(*(counts[d.name] * sizes[d.name] * sens / d.noise.scale for d in template.draws)))
+    shared = [d.name for d in template.draws if d.shares]
     steps.append(Step(
         "alignment cost",
         sympy.Eq(sympy.Symbol("cost"), cost),
-        "sum over draws of (draws per run) * max |eta| / scale: a Laplace density gives f(z + eta) >= e^(-|eta|/b) f(z), "
-        "an exponential one f(z + eta) = e^(-eta/b) f(z) for eta >= 0",
+        "sum over draws of (draws per run) * max |eta| / scale, with "
+        + ", ".join(f"{counts[d.name]} x {d.name}" for d in template.draws)
+        + (f" ({' and '.join(shared)} together at most {template.loop_total}: the dearest first)" if shared else "")
+        + ": a Laplace density gives f(z + eta) >= e^(-|eta|/b) f(z), an exponential one f(z + eta) = e^(-eta/b) f(z) "
+        "for eta >= 0",
     ))
-    total = sum((abs(choice[d.name][0]) + abs(choice[d.name][1])) * units[d.name] for d in template.draws)
     steps.append(Step(
         "final inequality",
         sympy.Le(cost, epsilon, evaluate=False),
         f"cost = {sympy.sstr(total)} epsilon <= epsilon: the shift is a translation on each path that keeps the path and "
         "the output, so P[M(q) in S] <= e^cost P[M(q') in S] for every set S (LightDP, Zhang & Kifer 2017)",
     ))
-    independent = all(choice[d.name] == (0, 0) or d.count != program.queries for d in template.draws)
+    longer = path_template(dataclasses.replace(program, queries=program.queries + 1))
+    independent = _total_cost(longer, {name: sizes[name] * units[name] for name in sizes})[0] == total
     return Alignment(shifts, cost, tuple(steps), independent, scope_instance)

@@ -17,7 +17,7 @@ Lyu, Su & Li 2017; the outputs of CheckDP's counterexamples, Wang et al. CCS 202
     The mechanism's own recommended pairs first, then query vectors at integer distance from the
     threshold (T - 1, T, T + 1 for sparse vector; 0 for noisy max) moved by Delta in the patterns
     "all up", "all down", "one against the rest" (first or last query moves the other way) and "half
-    up half down".  Outputs: every answer pattern when there are at most 300, else the patterns that
+    up half down".  Outputs: every answer pattern when there are at most 64, else the patterns that
     follow the pair (top where q_i > q'_i, bottom where q_i < q'_i) and the prefixes bottom^m top^(k-m)
     and top^m bottom^(k-m); values "<= v" at v in T - 2 .. T + 1 (sparse vector) or min q - 1 .. max q
     + 1 (noisy max).  Not finding a witness is not a proof: the verdict is then unknown.
@@ -25,6 +25,7 @@ Lyu, Su & Li 2017; the outputs of CheckDP's counterexamples, Wang et al. CCS 202
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass
 from fractions import Fraction
@@ -36,9 +37,9 @@ from ..mechanisms.programs import NoisyMaxProgram, ThresholdProgram
 from .budget import checkpoint
 from .program_probabilities import output_probability
 
-__all__ = ["ProgramWitness", "search_counterexample"]
+__all__ = ["ProgramWitness", "samples_to_see", "search_counterexample"]
 
-MAX_PATTERNS = 300
+MAX_PATTERNS = 64
 CHECK_DIGITS = 50
 
 
@@ -54,6 +55,16 @@ class ProgramWitness:
     probability_second: Any
     pairs_tried: int
     outputs_tried: int
+    samples_to_see: float
+
+
+def samples_to_see(p1: Any, p2: Any, log_ratio: Any, epsilon: Any, z: float = 5.0) -> float:
+    """Rough samples per side for a frequency estimate to separate the ratio from e^epsilon:
+    n = (z (1/sqrt(p1) + 1/sqrt(p2)) / (log_ratio - epsilon))^2 (delta method for ln p-hat, z standard
+    errors each side), or z^2 / p1 when p2 = 0 (see the output z^2 times).  A ranking heuristic only."""
+    if p2 == 0:
+        return float(z * z / p1)
+    return float((z * (1 / mpmath.sqrt(p1) + 1 / mpmath.sqrt(p2)) / (log_ratio - epsilon)) ** 2)
 
 
 def _log_ratio(p: Any, r: Any) -> Any:
@@ -148,23 +159,32 @@ def _outputs(program: Any, a: tuple, b: tuple) -> Iterator[Any]:
 
 def search_counterexample(program: Any, epsilon: Any, hints: tuple = ()) -> ProgramWitness | None:
     """The first pair (in the order of the module docstring) with an output whose log ratio exceeds
-    ``epsilon`` (the largest such output of that pair), or None."""
+    ``epsilon`` -- of that pair's such outputs the one an audit sees soonest (:func:`samples_to_see`) -- or None."""
     eps = mpmath.mpf(str(epsilon)) if not isinstance(epsilon, Fraction) else mpmath.mpf(epsilon.numerator) / epsilon.denominator
     pairs_tried = outputs_tried = 0
+    memo: dict[tuple, Any] = {}
+
+    def probability(q: tuple, output: Any) -> Any:
+        key = (q, output)
+        if key not in memo:
+            memo[key] = output_probability(program, q, output)
+        return memo[key]
+
     for a, b in _pairs(program, hints):
         pairs_tried += 1
         best = None
         for output in _outputs(program, a, b):
             checkpoint("counterexample search")
             outputs_tried += 1
-            pa, pb = output_probability(program, a, output), output_probability(program, b, output)
+            pa, pb = probability(a, output), probability(b, output)
             for first, second, p1, p2 in ((a, b, pa, pb), (b, a, pb, pa)):
                 with mpmath.workdps(CHECK_DIGITS):
                     ratio = _log_ratio(p1, p2)
                     exceeds = ratio > eps
-                if exceeds and (best is None or ratio > best.log_ratio):
-                    best = ProgramWitness(first, second, output, ratio, p1, p2, pairs_tried, outputs_tried)
+                if exceeds:
+                    cost = samples_to_see(p1, p2, ratio, eps)
+                    if best is None or cost < best.samples_to_see:
+                        best = ProgramWitness(first, second, output, ratio, p1, p2, pairs_tried, outputs_tried, cost)
         if best is not None:
-            return ProgramWitness(best.first, best.second, best.output, best.log_ratio, best.probability_first,
-                                  best.probability_second, pairs_tried, outputs_tried)
+            return dataclasses.replace(best, pairs_tried=pairs_tried, outputs_tried=outputs_tried)
     return None

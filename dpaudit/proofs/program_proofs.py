@@ -124,6 +124,7 @@ def prove_program(mechanism: Any, claim: Claim, numeric: bool, hints: tuple) -> 
             "probabilities": "closed-form nested Laplace/exponential integrals (60 digits)",
             "pairs_tried": witness.pairs_tried,
             "outputs_tried": witness.outputs_tried,
+            "samples_per_side_to_see_it": f"about {witness.samples_to_see:.2g} (normal approximation, 5 standard errors)",
         },
     )
     if claim.kind != "pure":
