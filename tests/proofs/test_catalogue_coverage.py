@@ -63,10 +63,10 @@ COVERAGE = {
     "sum-clamp-after": (REFUTED, ""),
     "svt-lyu-1": (PROVED, "randomness alignment"),
     "svt-lyu-2": (PROVED, "randomness alignment"),
-    "svt-lyu-3": (REFUTED, "costs 11/2 epsilon"),
+    "svt-lyu-3": (REFUTED, "costs 5 epsilon"),
     "svt-lyu-4": (REFUTED, "costs 7/4 epsilon"),
     "svt-lyu-5": (REFUTED, ""),
-    "svt-lyu-6": (REFUTED, "costs 10 epsilon"),
+    "svt-lyu-6": (REFUTED, "costs 5 epsilon"),
     # pure DP is refuted (below); the probabilistic claim is proved at the instance (scope checked below)
     "thresholded-histogram": (PROVED, "bad-event mass is <= "),
     "top-k": NO_DENSITY,
