@@ -53,3 +53,24 @@ def test_json_output():
     result = invoke("laplace", "--json")
     document = json.loads(result.output)
     assert document["verdict"] == "proved" and document["certificate"]["steps"]
+
+
+def test_above_threshold_prints_its_alignment_certificate_exit_0():
+    result = invoke("above-threshold")
+    assert result.exit_code == 0, result.output
+    assert "randomness alignment" in result.output
+    assert "Eq(eta_rho, Delta)" in result.output and "Eq(eta_nu_top, Delta - d_t)" in result.output
+
+
+def test_svt_lyu_3_prints_its_counterexample_exit_1():
+    result = invoke("svt-lyu-3")
+    assert result.exit_code == 1, result.output
+    assert "REFUTED" in result.output and "inputs: [[0, 0, 0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]]" in result.output
+    assert "top with value <= 1" in result.output and "re-verified with mpmath at 50 digits" in result.output
+
+
+def test_svt_lyu_4_json_names_the_witness_pattern():
+    result = invoke("svt-lyu-4", "--json")
+    assert result.exit_code == 1
+    witness = json.loads(result.output)["counterexample"]
+    assert witness["output"] == [0] * 9 + [1] and witness["value"] > witness["bound"] == 0.1
