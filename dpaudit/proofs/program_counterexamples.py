@@ -158,8 +158,8 @@ def _outputs(program: Any, a: tuple, b: tuple) -> Iterator[Any]:
 
 
 def search_counterexample(program: Any, epsilon: Any, hints: tuple = ()) -> ProgramWitness | None:
-    """The first pair (in the order of the module docstring) with an output whose log ratio exceeds
-    ``epsilon`` -- of that pair's such outputs the one an audit sees soonest (:func:`samples_to_see`) -- or None."""
+    """Of all candidate pairs and outputs (module docstring) whose log ratio exceeds ``epsilon``, the one
+    an audit sees soonest (:func:`samples_to_see`), or None."""
     eps = mpmath.mpf(str(epsilon)) if not isinstance(epsilon, Fraction) else mpmath.mpf(epsilon.numerator) / epsilon.denominator
     pairs_tried = outputs_tried = 0
     memo: dict[tuple, Any] = {}
@@ -170,9 +170,9 @@ def search_counterexample(program: Any, epsilon: Any, hints: tuple = ()) -> Prog
             memo[key] = output_probability(program, q, output)
         return memo[key]
 
+    best = None
     for a, b in _pairs(program, hints):
         pairs_tried += 1
-        best = None
         for output in _outputs(program, a, b):
             checkpoint("counterexample search")
             outputs_tried += 1
@@ -185,6 +185,6 @@ def search_counterexample(program: Any, epsilon: Any, hints: tuple = ()) -> Prog
                     cost = samples_to_see(p1, p2, ratio, eps)
                     if best is None or cost < best.samples_to_see:
                         best = ProgramWitness(first, second, output, ratio, p1, p2, pairs_tried, outputs_tried, cost)
-        if best is not None:
-            return dataclasses.replace(best, pairs_tried=pairs_tried, outputs_tried=outputs_tried)
+    if best is not None:
+        return dataclasses.replace(best, pairs_tried=pairs_tried, outputs_tried=outputs_tried)
     return None
