@@ -40,6 +40,11 @@ _PUBLIC = {
     "Replace": "dpaudit.neighbours",
     "Mechanism": "dpaudit.mechanisms.base",
     "SymbolicDensity": "dpaudit.mechanisms.density",
+    "Noise": "dpaudit.mechanisms.programs",
+    "NoisyMaxProgram": "dpaudit.mechanisms.programs",
+    "ThresholdProgram": "dpaudit.mechanisms.programs",
+    "noisy_max_program": "dpaudit.mechanisms.programs",
+    "threshold_program": "dpaudit.mechanisms.programs",
     "catalogue": "dpaudit.mechanisms.registry",
     "get": "dpaudit.mechanisms.registry",
     "names": "dpaudit.mechanisms.registry",
@@ -69,6 +74,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from .mechanisms.base import Mechanism
     from .mechanisms.density import SymbolicDensity
+    from .mechanisms.programs import Noise, NoisyMaxProgram, ThresholdProgram, noisy_max_program, threshold_program
     from .mechanisms.registry import catalogue, get, names
     from .mechanisms.targets import resolve
     from .neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Replace
