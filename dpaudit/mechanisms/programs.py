@@ -89,8 +89,11 @@ class _ProgramBase:
     epsilon: Any = field(default_factory=lambda: symbol("epsilon"))
     sensitivity: Any = field(default_factory=lambda: symbol("Delta"))
     instance: Mapping[Any, Any] = field(default_factory=_default_instance)
+    monotone: bool = False
 
     def _check_base(self) -> None:
+        if not isinstance(self.monotone, bool):
+            raise InvalidArgument(f"monotone={self.monotone!r} must be True (neighbours move every query the same way) or False")
         if not isinstance(self.name, str) or not self.name:
             raise InvalidArgument(f"name={self.name!r} must be a non-empty string")
         if isinstance(self.queries, bool) or not isinstance(self.queries, int) or self.queries < 1:

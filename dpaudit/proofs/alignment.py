@@ -157,8 +157,13 @@ def _delta(atom: Atom, template: PathTemplate, choice: dict[str, tuple[int, int]
     return sympy.expand(atom.expr.xreplace(moved) - atom.expr)
 
 
-def _vertices(template: PathTemplate, w: dict) -> list[dict]:
-    return [dict(zip((w[q] for q in template.queries), corner)) for corner in itertools.product((-1, 1), repeat=len(template.queries))]
+FULL_BOX = (-1, 1)
+MONOTONE_BOXES = ((0, 1), (-1, 0))
+
+
+def _vertices(template: PathTemplate, w: dict, box: tuple[int, int]) -> list[dict]:
+    """The corners of the box of w = d / Delta: [-1, 1]^m, or [0, 1]^m / [-1, 0]^m for monotone neighbours."""
+    return [dict(zip((w[q] for q in template.queries), corner)) for corner in itertools.product(box, repeat=len(template.queries))]
 
 
 def _holds(relation: str, value: Any) -> bool:
@@ -170,7 +175,7 @@ def _holds(relation: str, value: Any) -> bool:
 def _feasible(template: PathTemplate, deltas: list[Any], vertices: list[dict]) -> bool:
     for atom, delta in zip(template.atoms, deltas):
         if atom.relation == "=":
-            if delta != 0:
+            if any(delta.xreplace(v) != 0 for v in vertices):
                 return False
             continue
         if not all(_holds(atom.relation, delta.xreplace(v)) for v in vertices):
@@ -178,9 +183,17 @@ def _feasible(template: PathTemplate, deltas: list[Any], vertices: list[dict]) -
     return True
 
 
-def _one_sided_ok(template: PathTemplate, choice: dict[str, tuple[int, int]]) -> bool:
-    """Exponential draws may only move up for every w: a >= |b|."""
-    return all(d.noise.distribution != "exponential" or choice[d.name][0] >= abs(choice[d.name][1]) for d in template.draws)
+def _size(draw: DrawSite, a: int, b: int, box: tuple[int, int]) -> int:
+    """max |eta| / Delta = max over w in the box of |a + b w| (the shift is linear in w)."""
+    return max(abs(a + b * w) for w in box) if draw.query is not None else abs(a)
+
+
+def _one_sided_ok(template: PathTemplate, choice: dict[str, tuple[int, int]], box: tuple[int, int]) -> bool:
+    """Exponential draws may only move up: a + b w >= 0 on the box."""
+    return all(
+        d.noise.distribution != "exponential" or min(choice[d.name][0] + choice[d.name][1] * w for w in box) >= 0
+        for d in template.draws
+    )
 
 
 def _candidates(template: PathTemplate):
@@ -192,16 +205,47 @@ def _candidates(template: PathTemplate):
         yield {d.name: c for d, c in zip(template.draws, combo)}
 
 
+def _synthesise(template: PathTemplate, fast: list, units: dict, box: tuple[int, int], width: int) -> tuple | None:
+    """(cost / epsilon, size, choice) of the cheapest candidate that keeps every path on the box, or None."""
+    corners = list(itertools.product(box, repeat=width))
+    best = None
+    for choice in _candidates(template):
+        checkpoint("alignment synthesis")
+        if not _one_sided_ok(template, choice, box):
+            continue
+        flat = [x for d in template.draws for x in choice[d.name]]
+        ok = True
+        for atom, f in zip(template.atoms, fast):
+            values = [f(*flat, *corner) for corner in corners]
+            if atom.relation == "=":
+                ok = all(v == 0 for v in values)  # a linear function zero at every corner is zero
+            elif atom.relation == "<":
+                ok = all(v <= 0 for v in values)
+            else:
+                ok = all(v >= 0 for v in values)
+            if not ok:
+                break
+        if not ok:
+            continue
+        sizes = {d.name: _size(d, *choice[d.name], box) for d in template.draws}
+        cost = _total_cost(template, {name: sizes[name] * units[name] for name in sizes})[0]
+        size = sum(abs(a) + abs(b) for a, b in choice.values())
+        if best is None or (cost, size) < (best[0], best[1]):
+            best = (cost, size, choice)
+    return best
+
+
 def find_alignment(program: Any, epsilon: Any, instance: dict | None = None) -> tuple[Alignment | None, str]:
     """The cheapest alignment among the template's candidates, if its cost is at most ``epsilon``.
 
-    ``instance`` (parameter -> value) is substituted when the cost is not a constant multiple of
-    epsilon (then the result holds at the instance only).  Returns (alignment or None, reason).
+    For a program declared ``monotone`` (neighbours move every query the same way) the two directions
+    are aligned separately and the dearer one is the cost.  ``instance`` (parameter -> value) is
+    substituted when the cost is not a constant multiple of epsilon (then the result holds at the
+    instance only).  Returns (alignment or None, reason).
     """
     template = path_template(program)
     sens = program.sensitivity
     w = {q: sympy.Symbol(f"w_{q.name}", real=True) for q in template.queries}
-    vertices = _vertices(template, w)
     # cost of one unit of |shift| (in Delta) for one draw, relative to epsilon
     units = {d.name: sympy.simplify(sens / (d.noise.scale * epsilon)) for d in template.draws}
     scope_instance = any(not u.is_number for u in units.values())
@@ -217,39 +261,28 @@ def find_alignment(program: Any, epsilon: Any, instance: dict | None = None) -> 
             return None, f"an alignment shift would have to depend on {sorted(map(str, stray))} (not a translation)"
     scaled = [sympy.expand(delta / sens) for delta in symbolic]
     fast = [sympy.lambdify([*(h for pair in holes.values() for h in pair), *w.values()], s, modules=[{}]) for s in scaled]
-    best: tuple[Any, int, dict] | None = None
-    corner_values = [tuple(v[w[q]] for q in template.queries) for v in vertices]
-    for choice in _candidates(template):
-        checkpoint("alignment synthesis")
-        if not _one_sided_ok(template, choice):
-            continue
-        flat = [x for d in template.draws for x in choice[d.name]]
-        ok = True
-        for atom, f in zip(template.atoms, fast):
-            values = [f(*flat, *corner) for corner in corner_values]
-            if atom.relation == "=" and (any(v != 0 for v in values) or f(*flat, *([0] * len(w))) != 0):
-                ok = False
-            elif atom.relation == "<" and any(v > 0 for v in values):
-                ok = False
-            elif atom.relation in (">=", ">") and any(v < 0 for v in values):
-                ok = False
-            if not ok:
-                break
-        if not ok:
-            continue
-        cost = _total_cost(template, {name: (abs(a) + abs(b)) * units[name] for name, (a, b) in choice.items()})[0]
-        size = sum(abs(a) + abs(b) for a, b in choice.values())
-        if best is None or (cost, size) < (best[0], best[1]):
-            best = (cost, size, choice)
-    if best is None:
+    boxes = MONOTONE_BOXES if program.monotone else (FULL_BOX,)
+    found = [_synthesise(template, fast, units, box, len(w)) for box in boxes]
+    if any(best is None for best in found):
         return None, "no alignment in the template keeps every path (shifts a Delta + b d, |a| <= 2, |b| <= 1)"
-    cost_ratio, _, choice = best
+    cost_ratio = max(best[0] for best in found)
     if cost_ratio > 1:
-        return None, (
-            f"the cheapest alignment that keeps every path costs {sympy.sstr(cost_ratio)} epsilon > epsilon "
-            f"({_describe(template, choice, sens, w)})"
-        )
-    return _certify(program, template, choice, sens, w, epsilon, units, scope_instance), ""
+        return None, f"the cheapest alignment that keeps every path costs {sympy.sstr(cost_ratio)} epsilon > epsilon (" + "; ".join(
+            _describe(template, best[2], sens, w) for best in found) + ")"
+    cases = [_certify(program, template, best[2], sens, w, epsilon, units, box) for best, box in zip(found, boxes)]
+    cost = max(cases, key=lambda case: case[4])[2]
+    if len(cases) == 1:
+        steps, shifts = cases[0][0], cases[0][1]
+    else:
+        steps, shifts = [], {}
+        for case, label in zip(cases, ("q' >= q", "q' <= q")):
+            steps += [dataclasses.replace(step, name=f"{label}: {step.name}") for step in case[0]]
+            shifts.update({f"{name} ({label})": eta for name, eta in case[1].items()})
+    longer = path_template(dataclasses.replace(program, queries=program.queries + 1))
+    independent = all(
+        _total_cost(longer, sizes)[0] == _total_cost(template, sizes)[0] for sizes in (case[3] for case in cases)
+    )
+    return Alignment(shifts, cost, tuple(steps), independent, scope_instance), ""
 
 
 def _total_cost(template: PathTemplate, per_draw: dict[str, Any]) -> tuple[Any, dict[str, int]]:
@@ -281,14 +314,17 @@ def _change_symbol(query: Any) -> Any:
     return sympy.Symbol(f"d_{query.name[2:]}", real=True)
 
 
-def _certify(program, template, choice, sens, w, epsilon, units, scope_instance) -> Alignment:
-    """Re-check the chosen alignment exactly and write it down step by step."""
+def _certify(program, template, choice, sens, w, epsilon, units, box) -> tuple[list[Step], dict, Any, dict]:
+    """Re-check the chosen alignment exactly on the box and write it down step by step.
+
+    Returns (steps, shifts, cost expression, per-draw cost / epsilon, total cost / epsilon)."""
     deltas = [_delta(atom, template, choice, sens, w) for atom in template.atoms]
-    vertices = _vertices(template, w)
+    vertices = _vertices(template, w, box)
     if not _feasible(template, deltas, vertices):  # the fast check and the exact one must agree
         raise AssertionError("alignment check disagreement")
     steps: list[Step] = []
     shifts = {}
+    interval = {FULL_BOX: "[-Delta, Delta]", (0, 1): "[0, Delta]", (-1, 0): "[-Delta, 0]"}[box]
     for d in template.draws:
         eta = _display_shift(d, choice, sens, w)
         shifts[d.name] = eta
@@ -296,7 +332,7 @@ def _certify(program, template, choice, sens, w, epsilon, units, scope_instance)
             f"align {d.name}",
             sympy.Eq(sympy.Symbol(f"eta_{d.name}"), eta),
             f"{d.name} ~ {d.noise} (at most {d.count} per run) is drawn as {d.name} + eta_{d.name} in the run on q'"
-            + (f"; {_change_symbol(d.query)} = q'_{d.query.name[2:]} - q_{d.query.name[2:]} in [-Delta, Delta]" if d.query is not None else ""),
+            + (f"; {_change_symbol(d.query)} = q'_{d.query.name[2:]} - q_{d.query.name[2:]} in {interval}" if d.query is not None else ""),
         ))
     readable = {w[q]: _change_symbol(q) / sens for q in template.queries}
     for atom, delta in zip(template.atoms, deltas):
@@ -310,10 +346,11 @@ def _certify(program, template, choice, sens, w, epsilon, units, scope_instance)
                 atom.where,
                 rel,
                 f"{sympy.sstr(atom.expr)} {atom.relation} 0 changes by this amount in the aligned run, so it stays {word} 0 "
-                f"for every |d| <= Delta (linear in d: checked at the {len(vertices)} corners)",
+                f"for every d in {interval} (linear in d: checked at the {len(vertices)} corners)",
             ))
-    sizes = {d.name: abs(choice[d.name][0]) + abs(choice[d.name][1]) for d in template.draws}
-    total, counts = _total_cost(template, {name: sizes[name] * units[name] for name in sizes})
+    sizes = {d.name: _size(d, *choice[d.name], box) for d in template.draws}
+    per_draw = {name: sizes[name] * units[name] for name in sizes}
+    total, counts = _total_cost(template, per_draw)
     cost = sympy.simplify(sympy.Add(*(counts[d.name] * sizes[d.name] * sens / d.noise.scale for d in template.draws)))
     shared = [d.name for d in template.draws if d.shares]
     steps.append(Step(
@@ -331,6 +368,4 @@ def _certify(program, template, choice, sens, w, epsilon, units, scope_instance)
         f"cost = {sympy.sstr(total)} epsilon <= epsilon: the shift is a translation on each path that keeps the path and "
         "the output, so P[M(q) in S] <= e^cost P[M(q') in S] for every set S (LightDP, Zhang & Kifer 2017)",
     ))
-    longer = path_template(dataclasses.replace(program, queries=program.queries + 1))
-    independent = _total_cost(longer, {name: sizes[name] * units[name] for name in sizes})[0] == total
-    return Alignment(shifts, cost, tuple(steps), independent, scope_instance)
+    return steps, shifts, cost, per_draw, total

@@ -6,9 +6,10 @@ Preconditions
     |q_i - q'_i| <= Delta for every i.
 
 Claim
-    A returned witness (q, q', output) has ln P[M(q) = output] - ln P[M(q') = output] > epsilon, both
-    probabilities computed by :func:`~dpaudit.proofs.program_probabilities.output_probability` (exact
-    closed forms at 60 digits) and the difference compared with epsilon at 50 digits.  For a value
+    A returned witness (q, q', output) has ln P[M(q) = output] - ln P[M(q') = output] > epsilon: both
+    probabilities come from :func:`~dpaudit.proofs.program_probabilities.output_probability` (closed
+    forms at 60 digits, within E = 1e-35 of the exact value), and the lower bound
+    ln((p - E) / (p' + E)) is compared with epsilon at 50 digits.  For a value
     output the witness is the event "value <= v", a set of outputs, so it refutes the claim for the
     released (grid-rounded) values too when v is a grid point.
 
@@ -19,7 +20,7 @@ Lyu, Su & Li 2017; the outputs of CheckDP's counterexamples, Wang et al. CCS 202
     "all up", "all down", "one against the rest" (first or last query moves the other way) and "half
     up half down".  Outputs: every answer pattern when there are at most 64, else the patterns that
     follow the pair (top where q_i > q'_i, bottom where q_i < q'_i) and the prefixes bottom^m top^(k-m)
-    and top^m bottom^(k-m); values "<= v" at v in T - 2 .. T + 1 (sparse vector) or min q - 1 .. max q
+    and top^m bottom^(k-m); values "<= v" at v in T - 1 .. T + 1 (sparse vector) or min q - 1 .. max q
     + 1 (noisy max).  Not finding a witness is not a proof: the verdict is then unknown.
 """
 
@@ -35,11 +36,12 @@ import mpmath
 
 from ..mechanisms.programs import NoisyMaxProgram, ThresholdProgram
 from .budget import checkpoint
-from .program_probabilities import output_probability
+from .program_probabilities import ABSOLUTE_ERROR, output_probability
 
 __all__ = ["ProgramWitness", "samples_to_see", "search_counterexample"]
 
 MAX_PATTERNS = 64
+MORE_OUTPUTS = 500  # outputs still evaluated after the first witness, looking for one an audit sees sooner
 CHECK_DIGITS = 50
 
 
@@ -68,11 +70,13 @@ def samples_to_see(p1: Any, p2: Any, log_ratio: Any, epsilon: Any, z: float = 5.
 
 
 def _log_ratio(p: Any, r: Any) -> Any:
-    if p == 0:
+    """A lower bound on ln(p / r) for the exact p, r within ABSOLUTE_ERROR of these: ln((p - E) / (r + E)),
+    or inf when r is exactly 0 (an impossible output gets exactly 0) and p is not."""
+    if p <= ABSOLUTE_ERROR:
         return mpmath.ninf
     if r == 0:
         return mpmath.inf
-    return mpmath.log(p) - mpmath.log(r)
+    return mpmath.log(p - ABSOLUTE_ERROR) - mpmath.log(r + ABSOLUTE_ERROR)
 
 
 def _pairs(program: Any, hints: tuple) -> Iterator[tuple[tuple, tuple]]:
@@ -127,7 +131,7 @@ def _cut(pattern: tuple, cutoff: int) -> tuple:
 def _threshold_outputs(p: ThresholdProgram, a: tuple, b: tuple) -> Iterator[tuple]:
     k = p.queries
     T = Fraction(str(p.exact(p.threshold)))
-    tops: list[Any] = [1] if p.release == "bit" else [("<=", T + v) for v in (-2, -1, 0, 1)]
+    tops: list[Any] = [1] if p.release == "bit" else [("<=", T + v) for v in (-1, 0, 1)]
     cutoff = k + 1 if p.cutoff is None else p.cutoff
     patterns = list(itertools.islice(_answer_patterns(k, cutoff), MAX_PATTERNS + 1))
     if len(patterns) > MAX_PATTERNS:
@@ -158,8 +162,9 @@ def _outputs(program: Any, a: tuple, b: tuple) -> Iterator[Any]:
 
 
 def search_counterexample(program: Any, epsilon: Any, hints: tuple = ()) -> ProgramWitness | None:
-    """Of all candidate pairs and outputs (module docstring) whose log ratio exceeds ``epsilon``, the one
-    an audit sees soonest (:func:`samples_to_see`), or None."""
+    """Of the candidate pairs and outputs (module docstring) whose log ratio exceeds ``epsilon``, the one an
+    audit sees soonest (:func:`samples_to_see`), or None.  The search goes on for ``MORE_OUTPUTS``
+    outputs after the first witness (finishing the pair it is in), so it stays deterministic."""
     eps = mpmath.mpf(str(epsilon)) if not isinstance(epsilon, Fraction) else mpmath.mpf(epsilon.numerator) / epsilon.denominator
     pairs_tried = outputs_tried = 0
     memo: dict[tuple, Any] = {}
@@ -172,11 +177,16 @@ def search_counterexample(program: Any, epsilon: Any, hints: tuple = ()) -> Prog
 
     best = None
     for a, b in _pairs(program, hints):
+        if best is not None and outputs_tried >= best.outputs_tried + MORE_OUTPUTS:
+            break
         pairs_tried += 1
         for output in _outputs(program, a, b):
             checkpoint("counterexample search")
             outputs_tried += 1
-            pa, pb = probability(a, output), probability(b, output)
+            try:
+                pa, pb = probability(a, output), probability(b, output)
+            except ArithmeticError:  # the instance is beyond the precision bound: not a witness
+                continue
             for first, second, p1, p2 in ((a, b, pa, pb), (b, a, pb, pa)):
                 with mpmath.workdps(CHECK_DIGITS):
                     ratio = _log_ratio(p1, p2)
