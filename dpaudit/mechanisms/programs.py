@@ -20,6 +20,10 @@ benchmarks of Zhang & Kifer POPL 2017, Wang et al. PLDI 2019 and CCS 2020):
       Z_i ~ noise for i in 1..k
       output argmax_i (q_i + Z_i)   (release="index")  or  max_i (q_i + Z_i)  (release="value")
 
+``monotone=True`` declares that neighbours move every query the same way (counting queries under
+add/remove; Lyu et al. 2017 Sect. 4.2): the prover then aligns each direction on its own, and its
+certificate says that it holds for such neighbours only.
+
 Noise scales, the threshold and the claimed epsilon are sympy expressions in the parameters
 ``epsilon`` and ``Delta`` (symbols of :func:`dpaudit.mechanisms.density.symbol`); ``instance`` gives
 their catalogue values.  The generated sampler draws its noise in the same order as the catalogue's

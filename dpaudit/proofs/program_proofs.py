@@ -162,6 +162,8 @@ def decide_program(mechanism: Any, claim: Claim, numeric: bool, time_budget: flo
         if scope == "instance":
             statement += " at " + ", ".join(f"{p}={sympy.sstr(v)}" for p, v in program.instance.items())
         statement += f" under |q_i - q'_i| <= {sympy.sstr(program.sensitivity)} for every i"
+        if program.monotone:
+            statement += ", all q'_i - q_i of one sign (monotone queries only)"
         assumptions = tuple(f"{s} > 0" for s in sorted(program.epsilon.free_symbols | program.sensitivity.free_symbols, key=str))
         certificate = Certificate(statement, tuple(outcome.steps), scope, assumptions)
     return ProofResult(

@@ -128,3 +128,20 @@ def test_the_property_test_sees_proved_programs():
                                    query_noise=Noise("laplace", nu * sens / eps), cutoff=1, instance={eps: 1, sens: 1})
         proved += find_alignment(program, eps)[0] is not None
     assert proved >= 8
+
+
+def test_monotone_queries_let_sparse_vector_halve_its_query_noise():
+    """Lyu et al. 2017 Sect. 4.2: for monotone queries nu ~ Lap(c Delta / eps2) suffices (here 2 Delta / eps):
+    proved per direction when declared monotone, not proved (and refuted) for arbitrary neighbours."""
+    fields = dict(threshold_noise=Noise("laplace", 2 * sens / eps), query_noise=Noise("laplace", 2 * sens / eps),
+                  cutoff=1, instance={eps: 1, sens: 1})
+    monotone = ThresholdProgram("svt-monotone", 6, monotone=True, **fields)
+    result = prove(monotone.mechanism())
+    assert result.proved and "monotone queries only" in result.certificate.statement
+    assert {s.name.split(":")[0] for s in result.certificate.steps} == {"q' >= q", "q' <= q"}
+    assert prove(ThresholdProgram("svt-any", 6, **fields).mechanism()).verdict is Verdict.REFUTED
+
+
+def test_an_approximate_claim_on_a_program_without_alignment_is_unknown_with_the_pure_witness():
+    result = prove("svt-lyu-4", claim=__import__("dpaudit").ApproxDP(0.1, 1e-3))
+    assert result.verdict is Verdict.UNKNOWN and "pure_dp_witness" in result.details
