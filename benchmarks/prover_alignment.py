@@ -25,7 +25,7 @@ import dpaudit
 from dpaudit.proofs import prove
 
 sys.path.insert(0, str(Path(__file__).parent))
-from tightness import write_results  # noqa: E402
+from tightness import write_results
 
 RESULTS = Path(__file__).parent / "results" / "prover_alignment.json"
 TARGET_SECONDS = 10.0

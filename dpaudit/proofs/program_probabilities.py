@@ -34,6 +34,7 @@ Proof (the formula)
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 from fractions import Fraction
 from typing import Any
@@ -130,7 +131,7 @@ def _inside_points(breaks: list[Fraction]) -> list[Fraction]:
     """One point inside each interval that the breaks cut the line into."""
     if not breaks:
         return [Fraction(0)]
-    return [breaks[0] - 1, *((lo + hi) / 2 for lo, hi in zip(breaks, breaks[1:])), breaks[-1] + 1]
+    return [breaks[0] - 1, *((lo + hi) / 2 for lo, hi in itertools.pairwise(breaks)), breaks[-1] + 1]
 
 
 def _constant_value(noise: Noise, b: Fraction, x: Fraction) -> Any:
@@ -161,7 +162,7 @@ def _integrate(factors: list[_Piecewise], unit: Fraction) -> Any:
     breaks = sorted({x for f in factors for x in f.breaks})
     edges = [None, *breaks, None]
     total = magnitude = mpmath.mpf(0)
-    for (lo, hi), inside in zip(zip(edges[:-1], edges[1:]), _inside_points(breaks)):
+    for (lo, hi), inside in zip(itertools.pairwise(edges), _inside_points(breaks)):
         product: Terms = dict(_ONE)
         for f in factors:
             product = _multiply(product, f.terms(inside))

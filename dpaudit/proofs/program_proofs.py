@@ -26,9 +26,9 @@ from typing import Any
 from ..claims import Claim
 from ..errors import InvalidArgument
 from .alignment import find_alignment
-from .program_counterexamples import search_counterexample
 from .budget import BudgetExhausted
 from .budget import time_budget as time_budget_context
+from .program_counterexamples import search_counterexample
 from .result import Certificate, Counterexample, Outcome, ProofResult, Verdict
 
 __all__ = ["decide_program", "prove_program"]
@@ -166,15 +166,4 @@ def decide_program(mechanism: Any, claim: Claim, numeric: bool, time_budget: flo
             statement += ", all q'_i - q_i of one sign (monotone queries only)"
         assumptions = tuple(f"{s} > 0" for s in sorted(program.epsilon.free_symbols | program.sensitivity.free_symbols, key=str))
         certificate = Certificate(statement, tuple(outcome.steps), scope, assumptions)
-    return ProofResult(
-        mechanism=mechanism.name,
-        claim=dict(claim.as_dict()),
-        verdict=outcome.verdict,
-        reason=outcome.reason,
-        method=outcome.method,
-        scope=scope,
-        certificate=certificate,
-        counterexample=outcome.counterexample,
-        elapsed_s=time.perf_counter() - start,
-        details=outcome.details,
-    )
+    return outcome.as_result(mechanism.name, dict(claim.as_dict()), scope, certificate, time.perf_counter() - start)

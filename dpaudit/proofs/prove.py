@@ -37,8 +37,8 @@ from ..claims import ApproxDP, Claim, ProbabilisticDP, PureDP
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
 from .budget import BudgetExhausted, checkpoint
-from .declarations import check_declarations, scope_reason
 from .budget import time_budget as time_budget_context
+from .declarations import check_declarations, scope_reason
 from .result import Certificate, Outcome, ProofResult, Step, Verdict
 from .signs import SignContext
 from .theorems import Composition, parallel, sequential
@@ -330,18 +330,7 @@ def _result(name: str, claim: Claim, eps: Any, dlt: Any, density: Any, outcome: 
     claim_dict = dict(claim.as_dict())
     claim_dict["epsilon_symbolic"] = sympy.sstr(eps)
     claim_dict["delta_symbolic"] = sympy.sstr(dlt)
-    return ProofResult(
-        mechanism=name,
-        claim=claim_dict,
-        verdict=outcome.verdict,
-        reason=outcome.reason,
-        method=outcome.method,
-        scope=scope,
-        certificate=certificate,
-        counterexample=outcome.counterexample,
-        elapsed_s=time.perf_counter() - start,
-        details=outcome.details,
-    )
+    return outcome.as_result(name, claim_dict, scope, certificate, time.perf_counter() - start)
 
 
 def _prove_composition(composition: Composition, start: float, numeric: bool, budget: float | None) -> ProofResult:

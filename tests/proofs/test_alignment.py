@@ -4,7 +4,6 @@ property test of the checker against exact output probabilities."""
 from __future__ import annotations
 
 import itertools
-from fractions import Fraction
 
 import mpmath
 import pytest
@@ -133,8 +132,8 @@ def test_the_property_test_sees_proved_programs():
 def test_monotone_queries_let_sparse_vector_halve_its_query_noise():
     """Lyu et al. 2017 Sect. 4.2: for monotone queries nu ~ Lap(c Delta / eps2) suffices (here 2 Delta / eps):
     proved per direction when declared monotone, not proved (and refuted) for arbitrary neighbours."""
-    fields = dict(threshold_noise=Noise("laplace", 2 * sens / eps), query_noise=Noise("laplace", 2 * sens / eps),
-                  cutoff=1, instance={eps: 1, sens: 1})
+    fields = {"threshold_noise": Noise("laplace", 2 * sens / eps), "query_noise": Noise("laplace", 2 * sens / eps),
+                  "cutoff": 1, "instance": {eps: 1, sens: 1}}
     monotone = ThresholdProgram("svt-monotone", 6, monotone=True, **fields)
     result = prove(monotone.mechanism())
     assert result.proved and "monotone queries only" in result.certificate.statement

@@ -27,14 +27,14 @@ HALF = sympy.Rational(1, 2)
 
 def _at(name, k=8, threshold=0, rho=2, nu=4, cutoff=1, epsilon=eps, **changes):
     """AboveThreshold (rho ~ Lap(2 Delta/eps), nu ~ Lap(4 Delta/eps), c = 1), with ``changes``."""
-    fields = dict(
-        threshold=threshold,
-        threshold_noise=None if rho is None else Noise("laplace", rho * sens / eps),
-        query_noise=None if nu is None else Noise("laplace", nu * sens / eps),
-        cutoff=cutoff,
-        epsilon=epsilon,
-        instance={eps: 1, sens: 1},
-    )
+    fields = {
+        "threshold": threshold,
+        "threshold_noise": None if rho is None else Noise("laplace", rho * sens / eps),
+        "query_noise": None if nu is None else Noise("laplace", nu * sens / eps),
+        "cutoff": cutoff,
+        "epsilon": epsilon,
+        "instance": {eps: 1, sens: 1},
+    }
     fields.update(changes)
     return ThresholdProgram(name, k, **fields)
 

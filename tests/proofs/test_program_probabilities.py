@@ -22,8 +22,8 @@ ONE = {eps: 1, sens: 1}
 
 
 def _svt(k=3, **fields):
-    base = dict(threshold=1, threshold_noise=Noise("laplace", 2 * sens / eps), query_noise=Noise("laplace", 4 * sens / eps),
-                cutoff=2, instance=ONE)
+    base = {"threshold": 1, "threshold_noise": Noise("laplace", 2 * sens / eps), "query_noise": Noise("laplace", 4 * sens / eps),
+                "cutoff": 2, "instance": ONE}
     base.update(fields)
     return ThresholdProgram("svt", k, **base)
 
@@ -94,7 +94,7 @@ def test_a_value_event_is_the_window_of_the_noisy_answer():
     program = ThresholdProgram("v", 1, threshold=0, threshold_noise=Noise("laplace", 2 * sens / eps),
                                query_noise=Noise("laplace", 2 * sens / eps), release="value", instance=ONE)
     with mpmath.workdps(30):
-        F = lambda x: mpmath.exp(x / 2) / 2 if x < 0 else 1 - mpmath.exp(-x / 2) / 2  # noqa: E731
-        p = lambda r: mpmath.exp(-abs(r) / 2) / 4  # noqa: E731
+        F = lambda x: mpmath.exp(x / 2) / 2 if x < 0 else 1 - mpmath.exp(-x / 2) / 2
+        p = lambda r: mpmath.exp(-abs(r) / 2) / 4
         expected = mpmath.quad(lambda r: p(r) * max(0, F(mpmath.mpf(1) - 0) - F(r)), [-mpmath.inf, 0, 1])
         assert abs(output_probability(program, (0,), (("<=", 1),)) - expected) < mpmath.mpf(10) ** -20

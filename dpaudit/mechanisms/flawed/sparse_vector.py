@@ -47,7 +47,8 @@ on 0 or -1 would read as ⊥ or "not answered": a post-processing merge of proba
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
