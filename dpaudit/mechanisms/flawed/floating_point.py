@@ -44,9 +44,9 @@ from ...claims import ApproxDP, PureDP
 from ...errors import InvalidArgument
 from ...neighbours import AddRemove
 from ..base import Mechanism, Sampler
-from ..float_noise import FloatNoise, numpy_laplace_noise, textbook_laplace_noise
 from ..gaussian import classic_sigma, gaussian_density
 from ..laplace import count, laplace_density, laplace_vector, laplace_vector_density
+from ..float_noise import FloatNoise, numpy_laplace_noise, textbook_laplace_noise
 from ..registry import register
 
 _MIRONOV = "Mironov (2012, CCS) 'On significance of the least significant bits for differential privacy'"
