@@ -45,6 +45,10 @@ _PUBLIC = {
     "ThresholdProgram": "dpaudit.mechanisms.programs",
     "noisy_max_program": "dpaudit.mechanisms.programs",
     "threshold_program": "dpaudit.mechanisms.programs",
+    "AdmissibleNoise": "dpaudit.mechanisms.structure",
+    "Part": "dpaudit.mechanisms.structure",
+    "SequentialComposition": "dpaudit.mechanisms.structure",
+    "WishartNoise": "dpaudit.mechanisms.structure",
     "catalogue": "dpaudit.mechanisms.registry",
     "get": "dpaudit.mechanisms.registry",
     "names": "dpaudit.mechanisms.registry",
@@ -76,6 +80,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .mechanisms.density import SymbolicDensity
     from .mechanisms.programs import Noise, NoisyMaxProgram, ThresholdProgram, noisy_max_program, threshold_program
     from .mechanisms.registry import catalogue, get, names
+    from .mechanisms.structure import AdmissibleNoise, Part, SequentialComposition, WishartNoise
     from .mechanisms.targets import resolve
     from .neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Replace
     from .proofs import ProofResult, prove

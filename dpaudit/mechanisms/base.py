@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from .density import SymbolicDensity
     from .programs import Program
     from .float_noise import FloatNoise
+    from .structure import Structure
 
 __all__ = ["RANDOMNESS", "Mechanism", "Outputs", "Sampler"]
 
@@ -70,6 +71,9 @@ class Mechanism:
     density : callable or None
         Zero-argument function returning the :class:`SymbolicDensity` of the output given the
         query value (built lazily: sympy is imported only then).
+    structure : SequentialComposition, AdmissibleNoise, WishartNoise or None
+        What the mechanism is built from, when its output density is not written down
+        (:mod:`dpaudit.mechanisms.structure`); the prover chains theorem rules over it.
     domain : tuple or None
         Representative inputs for pair search: record values for dataset relations, the base
         query value for :class:`QueryDistance`, the input alphabet for :class:`Local`.
@@ -109,6 +113,7 @@ class Mechanism:
     query: Callable[[Any], Any] | None = field(default=None, repr=False)
     sensitivity: float | None = None
     density: Callable[[], "SymbolicDensity"] | None = field(default=None, repr=False)
+    structure: "Structure | None" = field(default=None, repr=False)
     domain: Any = None
     pairs: tuple[tuple[Any, Any], ...] = ()
     flaw: str | None = None

@@ -10,7 +10,9 @@ Routes (each procedure's module docstring states its Preconditions / Claim / Pro
   input by one: :mod:`.product_probabilistic`; otherwise via pure DP (the bad set is empty);
 * a :class:`~dpaudit.proofs.theorems.Composition` -- each part, then the composition theorem;
 * no density but a program (:mod:`dpaudit.mechanisms.programs`) -- randomness alignment, else a
-  counterexample search with exact probabilities: :mod:`.program_proofs`.
+  counterexample search with exact probabilities: :mod:`.program_proofs`;
+* a mechanism with no density but a declared ``structure`` (sequential composition of parts, admissible
+  noise, Wishart noise): the theorem rules of :mod:`.structure`, chained in the certificate.
 
 The claim is checked for all parameter values allowed by the declared assumptions, unless the caller
 asks for the numeric instance (``numeric=True``) or restates the claim with numbers that differ from the
@@ -52,7 +54,7 @@ def _load_density(mechanism: Mechanism) -> Any:
     import sympy
 
     if mechanism.density is None:
-        raise InvalidArgument(f"mechanism={mechanism.name!r} must declare a symbolic density to be proved (it has none)")
+        raise InvalidArgument(f"mechanism={mechanism.name!r} must declare a symbolic density or a structure to be proved (it has neither)")
     try:
         density = mechanism.density()
     except Exception as exc:  # a user's density builder may raise anything; report it as bad input
@@ -242,6 +244,10 @@ def prove(
         raise InvalidArgument(f"claim={claim!r} must be PureDP, ApproxDP or ProbabilisticDP")
     restated = claim is not None
     claim = claim or mechanism.claim
+    if mechanism.density is None and mechanism.structure is not None:
+        from .structure import prove_structure
+
+        return prove_structure(mechanism, claim, numeric, time_budget, start)
     if mechanism.density is None and mechanism.program is not None:
         from .program_proofs import decide_program
 
