@@ -54,7 +54,7 @@ def _load_density(mechanism: Mechanism) -> Any:
     import sympy
 
     if mechanism.density is None:
-        raise InvalidArgument(f"mechanism={mechanism.name!r} must declare a symbolic density or a structure to be proved (it has neither)")
+        raise InvalidArgument(f"mechanism={mechanism.name!r} must declare a symbolic density, a program or a structure to be proved (it has none)")
     try:
         density = mechanism.density()
     except Exception as exc:  # a user's density builder may raise anything; report it as bad input

@@ -90,7 +90,7 @@ def test_catalogue_entry_outcome(name):
     if expected == NO_DENSITY:
         assert mechanism.density is None
         assert mechanism.structure is None
-        with pytest.raises(InvalidArgument, match="must declare a symbolic density or a structure"):
+        with pytest.raises(InvalidArgument, match="must declare a symbolic density, a program or a structure"):
             prove(mechanism, time_budget=BUDGET)
         return
     verdict, words = expected
