@@ -246,22 +246,6 @@ class ProofResult:
     details: dict[str, Any] = field(default_factory=dict)
     scope: str | None = None
 
-    def as_result(self, mechanism: str, claim: dict[str, Any], scope: str, certificate: Certificate | None,
-                  elapsed_s: float) -> ProofResult:
-        """The frozen :class:`ProofResult` of this outcome."""
-        return ProofResult(
-            mechanism=mechanism,
-            claim=claim,
-            verdict=self.verdict,
-            reason=self.reason,
-            method=self.method,
-            scope=scope,
-            certificate=certificate,
-            counterexample=self.counterexample,
-            elapsed_s=elapsed_s,
-            details=self.details,
-        )
-
     @property
     def proved(self) -> bool:
         return self.verdict is Verdict.PROVED
