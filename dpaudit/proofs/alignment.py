@@ -21,8 +21,9 @@ and Claim 3.9 argue the same way by hand)
     e^(-eta/b) f(z) when eta >= 0 (a negative shift could leave the support and is not allowed).  The
     draws are independent, so the density of the aligned noise is at least e^(-cost) times the
     original, and summing over paths gives the claim.  (ii) bounds the number of draws that take each
-    branch by its ``count`` (the cutoff c for tops, k for bottoms), which is sound: a path uses at
-    most that many.
+    branch by its ``count`` (the cutoff c for tops, k for bottoms; bottoms and tops together at most
+    k, filled dearest first), which is sound: a path uses at most that many.  For monotone neighbours
+    (every q'_i - q_i of one sign, declared by the program) each direction gets its own alignment.
 
 Checking (CheckDP's idea, Wang et al. CCS 2020: a template with holes, filled from a finite set)
     The shift of a draw of query q_z is eta = a Delta + b d_z, d_z = q'_z - q_z = Delta w_z with
