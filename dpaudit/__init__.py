@@ -44,6 +44,11 @@ _PUBLIC = {
     "Replace": "dpaudit.neighbours",
     "Mechanism": "dpaudit.mechanisms.base",
     "SymbolicDensity": "dpaudit.mechanisms.density",
+    "Noise": "dpaudit.mechanisms.programs",
+    "NoisyMaxProgram": "dpaudit.mechanisms.programs",
+    "ThresholdProgram": "dpaudit.mechanisms.programs",
+    "noisy_max_program": "dpaudit.mechanisms.programs",
+    "threshold_program": "dpaudit.mechanisms.programs",
     "AdmissibleNoise": "dpaudit.mechanisms.structure",
     "Part": "dpaudit.mechanisms.structure",
     "SequentialComposition": "dpaudit.mechanisms.structure",
@@ -77,6 +82,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from .mechanisms.base import Mechanism
     from .mechanisms.density import SymbolicDensity
+    from .mechanisms.programs import Noise, NoisyMaxProgram, ThresholdProgram, noisy_max_program, threshold_program
     from .mechanisms.registry import catalogue, get, names
     from .mechanisms.structure import AdmissibleNoise, Part, SequentialComposition, WishartNoise
     from .mechanisms.targets import resolve

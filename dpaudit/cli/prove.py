@@ -1,4 +1,4 @@
-"""``dpaudit prove``: prove or refute a mechanism's claim from its declared density or structure."""
+"""``dpaudit prove``: prove or refute a mechanism's claim from its declared density, program or structure."""
 
 from __future__ import annotations
 

@@ -33,6 +33,7 @@ from .outputs import OutputCoding, encode_outputs
 
 if TYPE_CHECKING:
     from .density import SymbolicDensity
+    from .programs import Program
     from .float_noise import FloatNoise
     from .structure import Structure
 
@@ -103,6 +104,10 @@ class Mechanism:
         noise replay may prove a leak event empty under the neighbour.  False for code that rounds
         the exact real sum once (OpenDP) or otherwise computes its outputs: its leak events are only
         observed on fresh samples, never proved.
+    program : callable or None
+        Zero-argument function returning the mechanism as a small program
+        (:mod:`dpaudit.mechanisms.programs`): the prover decides it by randomness alignment when no
+        density is declared.
     """
 
     name: str
@@ -123,6 +128,7 @@ class Mechanism:
     noise: "FloatNoise | None" = field(default=None, repr=False)
     randomness: str = "generator"
     float_sum: bool = True
+    program: "Callable[[], Program] | None" = field(default=None, repr=False)
 
     @property
     def reproducible(self) -> bool:

@@ -126,6 +126,15 @@ def exponential_mechanism(epsilon: float = 1.0, k: int = 3, sensitivity: float =
     )
 
 
+def _noisy_max_program(name: str, eps: float, sens: float, k: int):
+    def program():
+        from .programs import noisy_max_program
+
+        return noisy_max_program(name, epsilon=eps, queries=k, scale=lambda e, s: 2 * s / e, sensitivity=sens)
+
+    return program
+
+
 def _noisy_argmax(k: int, scale: float):
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         u = _utilities(data, k)
@@ -158,6 +167,7 @@ def report_noisy_max(epsilon: float = 1.0, k: int = 5, sensitivity: float = 1.0)
             ((0.0,) * k, (sens,) * k),
         ),
         source="Dwork & Roth (2014) Claim 3.9; Ding, Wang, Wang, Zhang & Kifer (2018) CCS",
+        program=_noisy_max_program("report-noisy-max", eps, sens, k),
     )
 
 
@@ -207,6 +217,7 @@ def report_noisy_max_2(epsilon: float = 1.0, sensitivity: float = 1.0) -> Mechan
         domain=(0.0, 0.0),
         pairs=(((s, 0.0), (0.0, s)), ((s, 0.0), (0.0, 0.0))),
         source="Dwork & Roth (2014) Claim 3.9; closed form by integrating the Laplace difference density",
+        program=_noisy_max_program("report-noisy-max-2", e, s, 2),
     )
 
 

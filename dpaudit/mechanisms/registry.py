@@ -24,7 +24,7 @@ Factory = TypeVar("Factory", bound=Callable[..., Mechanism])
 
 _FACTORIES: dict[str, Callable[[], Mechanism]] = {}
 _LOADED = False
-_SKIP = {"base", "density", "registry", "targets"}
+_SKIP = {"base", "density", "programs", "registry", "targets"}
 
 
 def register(name: str) -> Callable[[Factory], Factory]:

@@ -26,6 +26,7 @@ k = 10 queries.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,7 @@ from .registry import register
 __all__ = ["sparse_vector"]
 
 TOP, BOTTOM, UNANSWERED = 1, 0, -1
+Scale = Callable[[Any, Any], Any]  # a noise scale as a function of (epsilon, Delta)
 QUERIES = 10
 
 
@@ -88,12 +90,15 @@ def _svt_entry(
     epsilon: float,
     threshold: float,
     cutoff: int,
-    threshold_scale: float,
-    query_scale: float,
     resample_threshold: bool,
     description: str,
     source: str,
+    scales: tuple[Scale, Scale],
 ) -> Mechanism:
+    """The entry; ``scales`` are the threshold and query noise scales as functions of (epsilon, Delta),
+    evaluated for the sampler and kept symbolic in its program."""
+    threshold_scale, query_scale = (scale(epsilon, 1.0) for scale in scales)
+
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         return sparse_vector(
             _answers(data),
@@ -102,6 +107,20 @@ def _svt_entry(
             threshold=threshold,
             threshold_scale=threshold_scale,
             query_scale=query_scale,
+            cutoff=cutoff,
+            resample_threshold=resample_threshold,
+        )
+
+    def program():
+        from .programs import threshold_program
+
+        return threshold_program(
+            name,
+            epsilon=epsilon,
+            queries=QUERIES,
+            threshold=threshold,
+            threshold_scale=scales[0],
+            query_scale=scales[1],
             cutoff=cutoff,
             resample_threshold=resample_threshold,
         )
@@ -119,6 +138,7 @@ def _svt_entry(
         domain=tuple(base.tolist()),
         pairs=tuple(pairs),
         source=source,
+        program=program,
     )
 
 
@@ -139,11 +159,10 @@ def above_threshold(epsilon: float = 1.0, threshold: float = 0.0) -> Mechanism:
         epsilon=epsilon,
         threshold=threshold,
         cutoff=1,
-        threshold_scale=2.0 / epsilon,
-        query_scale=4.0 / epsilon,
         resample_threshold=False,
         description=f"AboveThreshold over {QUERIES} queries, T={threshold:g}, epsilon={epsilon:g}",
         source="Dwork & Roth (2014) Alg. 1, Thm. 3.23",
+        scales=(lambda eps, sens: 2 * sens / eps, lambda eps, sens: 4 * sens / eps),
     )
 
 
@@ -151,18 +170,16 @@ def above_threshold(epsilon: float = 1.0, threshold: float = 0.0) -> Mechanism:
 def svt_lyu_1(epsilon: float = 1.0, threshold: float = 0.0, cutoff: int = 2) -> Mechanism:
     """Lyu, Su & Li (2017) Alg. 1: rho ~ Lap(2/epsilon) once, nu_i ~ Lap(4c/epsilon), stop after c tops."""
     epsilon, threshold, cutoff = _common(epsilon, threshold, cutoff)
-    eps1 = epsilon / 2.0
-    eps2 = epsilon - eps1
     return _svt_entry(
         "svt-lyu-1",
         epsilon=epsilon,
         threshold=threshold,
         cutoff=cutoff,
-        threshold_scale=1.0 / eps1,
-        query_scale=2.0 * cutoff / eps2,
         resample_threshold=False,
         description=f"SVT (Lyu et al. Alg. 1) over {QUERIES} queries, c={cutoff}, T={threshold:g}, epsilon={epsilon:g}",
         source="Lyu, Su & Li (2017, VLDB) Alg. 1, Thm. 2",
+        # Delta / eps1 and 2 c Delta / eps2 with eps1 = eps2 = eps / 2
+        scales=(lambda eps, sens: 2 * sens / eps, lambda eps, sens: 4 * cutoff * sens / eps),
     )
 
 
@@ -170,19 +187,17 @@ def svt_lyu_1(epsilon: float = 1.0, threshold: float = 0.0, cutoff: int = 2) -> 
 def svt_lyu_2(epsilon: float = 1.0, threshold: float = 0.0, cutoff: int = 2) -> Mechanism:
     """Lyu, Su & Li (2017) Alg. 2: rho ~ Lap(2c/epsilon) redrawn after each top, nu_i ~ Lap(4c/epsilon)."""
     epsilon, threshold, cutoff = _common(epsilon, threshold, cutoff)
-    eps1 = epsilon / 2.0
-    eps2 = epsilon - eps1
     return _svt_entry(
         "svt-lyu-2",
         epsilon=epsilon,
         threshold=threshold,
         cutoff=cutoff,
-        threshold_scale=cutoff / eps1,
-        query_scale=2.0 * cutoff / eps2,
         resample_threshold=True,
         description=(
             f"SVT (Lyu et al. Alg. 2, Dwork-Roth) over {QUERIES} queries, c={cutoff}, T={threshold:g}, "
             f"epsilon={epsilon:g}"
         ),
         source="Lyu, Su & Li (2017, VLDB) Alg. 2; Dwork & Roth (2014) Alg. 2",
+        # c Delta / eps1 and 2 c Delta / eps2 with eps1 = eps2 = eps / 2
+        scales=(lambda eps, sens: 2 * cutoff * sens / eps, lambda eps, sens: 4 * cutoff * sens / eps),
     )

@@ -11,6 +11,8 @@ Routes (each procedure's module docstring states its Preconditions / Claim / Pro
 * zero-concentrated, Rényi and Gaussian DP -- the closed-form Rényi divergence (:mod:`.renyi`),
   decided by :mod:`.concentrated`; a tabulated privacy curve -- each point as approximate DP;
 * a :class:`~dpaudit.proofs.theorems.Composition` -- each part, then the composition theorem;
+* no density but a program (:mod:`dpaudit.mechanisms.programs`) -- randomness alignment, else a
+  counterexample search with exact probabilities: :mod:`.program_proofs`;
 * a mechanism with no density but a declared ``structure`` (sequential composition of parts, admissible
   noise, Wishart noise): the theorem rules of :mod:`.structure`, chained in the certificate.
 
@@ -39,8 +41,8 @@ from ..claims import CLAIM_KINDS, CURVE_KINDS, ApproxDP, Claim, PrivacyCurve, cl
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
 from .budget import BudgetExhausted, checkpoint
-from .declarations import check_declarations, scope_reason
 from .budget import time_budget as time_budget_context
+from .declarations import check_declarations, scope_reason
 from .result import Certificate, Outcome, ProofResult, Step, Verdict
 from .signs import SignContext
 from .theorems import Composition, claim_expression, implies, parallel, sequential
@@ -54,7 +56,7 @@ def _load_density(mechanism: Mechanism) -> Any:
     import sympy
 
     if mechanism.density is None:
-        raise InvalidArgument(f"mechanism={mechanism.name!r} must declare a symbolic density or a structure to be proved (it has neither)")
+        raise InvalidArgument(f"mechanism={mechanism.name!r} must declare a symbolic density, a program or a structure to be proved (it has none)")
     try:
         density = mechanism.density()
     except Exception as exc:  # a user's density builder may raise anything; report it as bad input
@@ -255,6 +257,10 @@ def prove(
         from .structure import prove_structure
 
         return prove_structure(mechanism, claim, numeric, time_budget, start)
+    if mechanism.density is None and mechanism.program is not None:
+        from .program_proofs import decide_program
+
+        return decide_program(mechanism, claim, numeric, time_budget, start)
     declared = _load_density(mechanism)
     instance = {p: _rational(v) for p, v in dict(declared.instance).items()}
     if claim.kind in CURVE_KINDS:
@@ -409,18 +415,7 @@ def _result(name: str, claim: Claim, eps: Any, dlt: Any, density: Any, outcome: 
     claim_dict = dict(claim.as_dict())
     claim_dict["epsilon_symbolic"] = sympy.sstr(eps)
     claim_dict["delta_symbolic"] = sympy.sstr(dlt)
-    return ProofResult(
-        mechanism=name,
-        claim=claim_dict,
-        verdict=outcome.verdict,
-        reason=outcome.reason,
-        method=outcome.method,
-        scope=scope,
-        certificate=certificate,
-        counterexample=outcome.counterexample,
-        elapsed_s=time.perf_counter() - start,
-        details=outcome.details,
-    )
+    return outcome.as_result(name, claim_dict, scope, certificate, time.perf_counter() - start)
 
 
 def _prove_composition(composition: Composition, start: float, numeric: bool, budget: float | None) -> ProofResult:

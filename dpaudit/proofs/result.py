@@ -293,3 +293,19 @@ class Outcome:
     counterexample: Counterexample | None = None
     details: dict[str, Any] = field(default_factory=dict)
     scope: str | None = None
+
+    def as_result(self, mechanism: str, claim: dict[str, Any], scope: str, certificate: Certificate | None,
+                  elapsed_s: float) -> ProofResult:
+        """The frozen :class:`ProofResult` of this outcome."""
+        return ProofResult(
+            mechanism=mechanism,
+            claim=claim,
+            verdict=self.verdict,
+            reason=self.reason,
+            method=self.method,
+            scope=scope,
+            certificate=certificate,
+            counterexample=self.counterexample,
+            elapsed_s=elapsed_s,
+            details=self.details,
+        )

@@ -85,18 +85,7 @@ def prove_structure(mechanism: Mechanism, claim: Claim, numeric: bool, time_budg
         certificate = Certificate(statement, tuple(outcome.steps), scope)
     else:
         outcome.details.setdefault("steps_checked", [str(s) for s in outcome.steps])
-    return ProofResult(
-        mechanism=mechanism.name,
-        claim=dict(claim.as_dict()),
-        verdict=outcome.verdict,
-        reason=outcome.reason,
-        method=outcome.method,
-        scope=scope,
-        certificate=certificate,
-        counterexample=outcome.counterexample,
-        elapsed_s=time.perf_counter() - start,
-        details=outcome.details,
-    )
+    return outcome.as_result(mechanism.name, dict(claim.as_dict()), scope, certificate, time.perf_counter() - start)
 
 
 def _sequential(structure: SequentialComposition, claim: Claim, numeric: bool) -> Outcome:

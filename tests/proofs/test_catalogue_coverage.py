@@ -2,7 +2,7 @@
 (an entry newly proved, a refutation lost, a new entry) makes this test fail and shows up in review.
 
 Each entry maps to (verdict, words of the reason); ``NO_DENSITY`` marks entries that declare neither a
-density nor a structure.  Every proof runs under a 30 s budget, so the walk stays bounded; the entries
+density, a program nor a structure.  Every proof runs under a 30 s budget, so the walk stays bounded; the entries
 that need most take about 5 s alone (thresholded-histogram), more on a loaded machine.
 """
 
@@ -21,7 +21,7 @@ NO_DENSITY = "no density"
 PROVED, REFUTED, UNKNOWN = Verdict.PROVED, Verdict.REFUTED, Verdict.UNKNOWN
 
 COVERAGE = {
-    "above-threshold": NO_DENSITY,
+    "above-threshold": (PROVED, "randomness alignment"),
     "clamped-mean-wrong-sensitivity": NO_DENSITY,
     # D_alpha <= alpha rho for every alpha (Canonne, Kamath & Steinke 2020), for all parameters
     "discrete-gaussian": (PROVED, "<= rho alpha"),
@@ -61,7 +61,7 @@ COVERAGE = {
     "noisy-max-value-laplace": (REFUTED, ""),
     "rappor": (PROVED, ""),
     "renyi-accountant-wrong-order": (REFUTED, "alpha = 4"),
-    "report-noisy-max": NO_DENSITY,
+    "report-noisy-max": (PROVED, "randomness alignment"),
     # a function of d = u0 - u1 only: |d/dd ln p| <= epsilon / (2 Delta), decided for all parameters
     "report-noisy-max-2": (PROVED, "for all outputs and neighbours"),
     "rr": (PROVED, ""),
@@ -74,12 +74,12 @@ COVERAGE = {
     "snapping": (UNKNOWN, ""),
     "staircase": (PROVED, ""),
     "sum-clamp-after": (REFUTED, ""),
-    "svt-lyu-1": NO_DENSITY,
-    "svt-lyu-2": NO_DENSITY,
-    "svt-lyu-3": NO_DENSITY,
-    "svt-lyu-4": NO_DENSITY,
+    "svt-lyu-1": (PROVED, "randomness alignment"),
+    "svt-lyu-2": (PROVED, "randomness alignment"),
+    "svt-lyu-3": (REFUTED, "costs 5 epsilon"),
+    "svt-lyu-4": (REFUTED, "costs 7/4 epsilon"),
     "svt-lyu-5": (REFUTED, ""),
-    "svt-lyu-6": NO_DENSITY,
+    "svt-lyu-6": (REFUTED, "costs 5 epsilon"),
     # pure DP is refuted (below); the probabilistic claim is proved at the instance (scope checked below)
     "thresholded-histogram": (PROVED, "bad-event mass is <= "),
     "top-k": (PROVED, "the composition gives 2-DP"),
@@ -99,7 +99,7 @@ def test_catalogue_entry_outcome(name):
     if expected == NO_DENSITY:
         assert mechanism.density is None
         assert mechanism.structure is None
-        with pytest.raises(InvalidArgument, match="must declare a symbolic density or a structure"):
+        with pytest.raises(InvalidArgument, match="must declare a symbolic density, a program or a structure"):
             prove(mechanism, time_budget=BUDGET)
         return
     verdict, words = expected

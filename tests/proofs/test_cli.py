@@ -76,3 +76,26 @@ def test_a_curve_claim_restated_without_its_parameter_is_one_line_exit_2():
     assert result.exit_code == 2 and "--claim zcdp needs --rho" in result.output
     result = invoke("gaussian-zcdp", "--claim", "approximate")
     assert result.exit_code == 2 and "needs --delta or --epsilon" in result.output
+
+
+def test_above_threshold_prints_its_alignment_certificate_exit_0():
+    result = invoke("above-threshold")
+    assert result.exit_code == 0, result.output
+    assert "randomness alignment" in result.output
+    assert "Eq(eta_rho, Delta)" in result.output and "Eq(eta_nu_top, Delta - d_t)" in result.output
+
+
+def test_svt_lyu_3_prints_its_counterexample_exit_1():
+    result = invoke("svt-lyu-3")
+    assert result.exit_code == 1, result.output
+    assert "REFUTED" in result.output and "inputs: [[" in result.output
+    assert "bottom, bottom, top with value <=" in result.output and "re-verified with mpmath at 50 digits" in result.output
+
+
+def test_svt_lyu_4_json_names_the_witness_pattern():
+    result = invoke("svt-lyu-4", "--json")
+    assert result.exit_code == 1
+    witness = json.loads(result.output)["counterexample"]
+    pattern = witness["output"]
+    assert pattern.count(1) == 1 and pattern[: pattern.index(1)] == [0] * pattern.index(1)  # bottoms, one top, then -1s
+    assert witness["value"] > witness["bound"] == 0.1

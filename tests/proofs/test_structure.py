@@ -169,9 +169,10 @@ def test_mutant_declarations_are_themselves_sound_when_claimed_correctly():
 
 def test_a_part_without_density_is_unknown_at_that_part():
     m = top_k()
-    part = dataclasses.replace(m.structure.parts[0], mechanism=get("report-noisy-max"))
+    # report-noisy-max without its program: no density, no program, no structure
+    part = dataclasses.replace(m.structure.parts[0], mechanism=dataclasses.replace(get("report-noisy-max"), program=None))
     mutant = dataclasses.replace(m, structure=SequentialComposition((part,), "the index"), claim=PureDP(1.0))
-    with pytest.raises(InvalidArgument, match=r"part 1 .* must declare a symbolic density or a structure"):
+    with pytest.raises(InvalidArgument, match=r"part 1 .* must declare a symbolic density, a program or a structure"):
         prove(mutant, time_budget=BUDGET)
 
 

@@ -109,6 +109,12 @@ def _noisy_max_value(name: str, noise: str, epsilon: float, k: int, **fields: An
     def density():
         return noisy_max_value_density(k, epsilon, noise)
 
+    def program():
+        from ..programs import noisy_max_program
+
+        return noisy_max_program(name, epsilon=epsilon, queries=k, scale=lambda eps, sens: 2 * sens / eps,
+                                 distribution=noise, release="value")
+
     return Mechanism(
         name=name,
         claim=PureDP(epsilon),
@@ -118,6 +124,7 @@ def _noisy_max_value(name: str, noise: str, epsilon: float, k: int, **fields: An
         query=identity_query,
         sensitivity=1.0,
         density=density,
+        program=program,
         **fields,
     )
 

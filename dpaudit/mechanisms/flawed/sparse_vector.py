@@ -47,6 +47,7 @@ on 0 or -1 would read as ⊥ or "not answered": a post-processing merge of proba
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -63,6 +64,7 @@ __all__ = ["svt5_density"]
 
 _LYU = "Lyu, Su & Li (2017, PVLDB 10(6)) 'Understanding the sparse vector technique for differential privacy'"
 _NOT_ANSWERED = -1.0
+Scale = Callable[[Any, Any], Any]  # a noise scale as a function of (epsilon, Delta)
 
 
 def _run_svt(
@@ -97,12 +99,30 @@ def _svt(
     k: int,
     c: int,
     threshold: float,
-    rho_scale: float,
-    nu_scale: float,
+    scales: tuple[Scale, Scale | None],
     cutoff: bool,
     release_value: bool,
     **fields: Any,
 ) -> Mechanism:
+    """The entry; ``scales`` are the threshold and query noise scales as functions of (epsilon, Delta)
+    (None: no query noise), evaluated for the sampler and kept symbolic in its program."""
+    rho_scale = scales[0](epsilon, 1.0)
+    nu_scale = 0.0 if scales[1] is None else scales[1](epsilon, 1.0)
+
+    def program():
+        from ..programs import threshold_program
+
+        return threshold_program(
+            name,
+            epsilon=epsilon,
+            queries=k,
+            threshold=threshold,
+            threshold_scale=scales[0],
+            query_scale=scales[1],
+            cutoff=c if cutoff else None,
+            release="value" if release_value else "bit",
+        )
+
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         return _run_svt(
             query_vector(data, k),
@@ -124,6 +144,7 @@ def _svt(
         query=identity_query,
         sensitivity=1.0,
         domain=(0.0,) * k,
+        program=program,
         **fields,
     )
 
@@ -152,8 +173,7 @@ def svt_lyu_3(epsilon: float = 0.1, k: int = 10, c: int = 1, threshold: float = 
         k=k,
         c=c,
         threshold=threshold,
-        rho_scale=2.0 / epsilon,
-        nu_scale=2.0 * c / epsilon,
+        scales=(lambda eps, sens: 2 * sens / eps, lambda eps, sens: 2 * c * sens / eps),
         cutoff=True,
         release_value=True,
         description=f"sparse vector releasing noisy answers (Lyu Alg. 3), k={k}, c={c}, T={threshold:g}, eps={epsilon:g}",
@@ -177,8 +197,7 @@ def svt_lyu_4(epsilon: float = 0.1, k: int = 10, c: int = 1, threshold: float = 
         k=k,
         c=c,
         threshold=threshold,
-        rho_scale=4.0 / epsilon,
-        nu_scale=4.0 / (3.0 * epsilon),
+        scales=(lambda eps, sens: 4 * sens / eps, lambda eps, sens: 4 * sens / (3 * eps)),
         cutoff=True,
         release_value=False,
         description=f"sparse vector with query noise not scaled by c (Lyu Alg. 4), k={k}, c={c}, eps={epsilon:g}",
@@ -240,8 +259,7 @@ def svt_lyu_5(epsilon: float = 0.1, k: int = 10, threshold: float = 1.0) -> Mech
         k=k,
         c=1,
         threshold=threshold,
-        rho_scale=2.0 / epsilon,
-        nu_scale=0.0,
+        scales=(lambda eps, sens: 2 * sens / eps, None),
         cutoff=False,
         release_value=False,
         description=f"sparse vector without query noise (Lyu Alg. 5), k={k}, T={threshold:g}, eps={epsilon:g}",
@@ -268,8 +286,7 @@ def svt_lyu_6(epsilon: float = 0.1, k: int = 10, threshold: float = 1.0) -> Mech
         k=k,
         c=1,
         threshold=threshold,
-        rho_scale=2.0 / epsilon,
-        nu_scale=2.0 / epsilon,
+        scales=(lambda eps, sens: 2 * sens / eps, lambda eps, sens: 2 * sens / eps),
         cutoff=False,
         release_value=False,
         description=f"sparse vector without a cutoff (Lyu Alg. 6), k={k}, T={threshold:g}, eps={epsilon:g}",
