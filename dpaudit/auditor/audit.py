@@ -93,6 +93,7 @@ from .search_record import outcome_from_record, search_record
 from .side_channels import observed, readable, side_channel_findings, side_channel_reader, with_side_channels
 from .sequential import schedule
 from .shipping import leave_if_rerun_by_worker
+from .targeting import targeted_score
 from .verification import verify
 
 __all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_VERDICT_CONFIDENCE", "MAX_SAMPLES", "MIN_SAMPLES",
@@ -318,7 +319,7 @@ def audit(
     # thousands of noisy small-mass events is biased upwards (winner's curse) and picks tails.
     search_level = bounds.bonferroni_confidence(confidence, SEARCH_EVENTS)
 
-    def score(ka, na, kb, nb):
+    def strict_score(ka, na, kb, nb):
         return bounds.epsilon_lower_bound(chosen_method, ka, na, kb, nb, search_level, claim_delta)
 
     # The held-out re-scoring of the pair screening (:mod:`.screening`) ranks a shortlist by the
@@ -334,6 +335,12 @@ def audit(
     def rescore(ka, na, kb, nb):
         expected_a, expected_b = np.asarray(ka, dtype=float) * (n / na), np.asarray(kb, dtype=float) * (n / nb)
         return bounds.epsilon_lower_bound(chosen_method, expected_a, n, expected_b, n, verification_level, claim_delta)
+
+    # At delta > 0 the event is chosen for the bound the verification will give at the claimed delta
+    # (:mod:`.targeting`): the strict score prefers events of too much mass for N.
+    estimate_plan = schedule(n, _adp_confidence(confidence, probabilistic), bool(early_stopping))
+    estimate_level = 1.0 - estimate_plan.alphas[estimate_plan.planned - 1] / candidates
+    score = targeted_score(n, estimate_level, claim_delta) if claim_delta > 0 else strict_score
 
     store = None
     if checkpoint is not None:
