@@ -77,6 +77,7 @@ from ..mechanisms.base import RANDOMNESS
 from ..mechanisms.targets import is_plain_callable, load_target, resolve
 from . import bounds
 from .checkpoint import Checkpoint
+from .curve_stage import curve_stage
 from .events import labelled
 from .executors import InProcess, Threads, make_executor, ship
 from .leak_events import DEFAULT_CHECKS, check_names, leak_findings, sensitivity_finding
@@ -173,6 +174,7 @@ def audit(
     d_in: Any = None,
     randomness: str | None = None,
     learned: bool = True,
+    curve: bool = False,
 ) -> AuditResult:
     """Lower-bound, with confidence ``confidence``, the epsilon that ``target`` realises; decide at ``verdict_confidence``.
 
@@ -258,6 +260,11 @@ def audit(
     learned : bool
         On vector outputs, add the learned events of :mod:`.learned` to the search: a logistic
         regression trained on a quarter of the search samples, its score thresholded on the rest.
+    curve : bool
+        Also bound the whole privacy curve delta(epsilon) of the verified pair from below, simultaneously
+        over the curve, with lower bounds on mu (Gaussian DP) and rho (zCDP) derived from it
+        (``AuditResult.curve``; :mod:`.curve`, :mod:`.curve_stage`): costs ``search_budget(N)`` + N more
+        outputs per side.
 
     Returns
     -------
@@ -292,6 +299,8 @@ def audit(
         check_one_of("randomness", randomness, RANDOMNESS)
     if not isinstance(learned, (bool, np.bool_)):
         raise InvalidArgument(f"learned={learned!r} must be True or False")
+    if not isinstance(curve, (bool, np.bool_)):
+        raise InvalidArgument(f"curve={curve!r} must be True or False")
     if progress is not None and not isinstance(progress, (bool, np.bool_)):
         raise InvalidArgument(f"progress={progress!r} must be True, False or None (a bar when stderr is a terminal)")
     checks = check_names(checks)
@@ -364,6 +373,8 @@ def audit(
         }
         if mechanism.randomness != "generator":  # how the function is called decides what its outputs are
             fingerprint["randomness"] = mechanism.randomness
+        if curve:
+            fingerprint["curve"] = True
         store = Checkpoint(checkpoint, fingerprint)
 
     runner = make_executor(executor, workers)
@@ -371,8 +382,9 @@ def audit(
     ref, ship_note = (None, None) if isinstance(runner, (InProcess, Threads)) else ship(as_given, target)
     if ref is not None and channels:
         ref = replace(ref, side_channels=channels)
-    bar = Progress((4 if probabilistic else 2) * (n_search + n), mechanism.name, progress)
-    certified = None
+    bar = Progress((4 if probabilistic else 2) * (n_search + n) + (2 * (n_search + n) if curve else 0),
+                   mechanism.name, progress)
+    certified, empirical = None, None
     try:
         draws = _draws(mechanism, ref, runner, seed, pairs[0][0], store, bar, relation, pair, data)
         # Which events speak of the implementation only (the probe fixed the output's columns).
@@ -398,6 +410,8 @@ def audit(
             draws, chosen, (a, b), plan, method=chosen_method, epsilon=claim.epsilon, delta=claim_delta,
             on_look=bar.bound,
         )
+        if curve:
+            empirical = curve_stage(draws, (a, b), n, n_search, chosen, confidence, verdict_confidence)
     finally:
         bar.close()
         if owned:
@@ -430,6 +444,7 @@ def audit(
     result = _result(mechanism, claim, chosen_method, n, seed, (confidence, verdict_confidence), plan, checked,
                      outcome, (a, b), pairs, notes, draws, run, started, tuple(findings), checks, relation,
                      implementation, certified)
+    result = replace(result, curve=empirical) if empirical is not None else result
     return readable(result) if channels else result
 
 

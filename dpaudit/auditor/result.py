@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from ..claims import Claim, claim_from_dict
+from .curve import EmpiricalCurve
 
 __all__ = ["AuditResult", "Verdict", "VerifiedEvent", "from_plain", "not_reproducible_suffix", "plain"]
 
@@ -178,6 +179,10 @@ class AuditResult:
         ``decided_by`` scope of a violation decided by a verified event (``"algorithmic"`` or
         ``"implementation"``, else None); ``candidates``, the Bonferroni divisor both share.
         Empty when no leak family ran.
+    curve : EmpiricalCurve or None
+        With ``audit(..., curve=True)``: lower confidence bounds on the whole privacy curve
+        delta(epsilon) of the pair, simultaneous over the curve, with the lower bounds on mu
+        (Gaussian DP) and rho (zero-concentrated DP) derived from it (:mod:`dpaudit.auditor.curve`).
     """
 
     target: str
@@ -215,6 +220,7 @@ class AuditResult:
     verdict_epsilon_lower_bound: float | None = None
     decided_by: str = ""
     bounds_by_scope: dict[str, Any] = field(default_factory=dict)
+    curve: EmpiricalCurve | None = None
 
     @property
     def violation(self) -> bool:
@@ -255,6 +261,7 @@ class AuditResult:
         data["claim"] = self.claim.as_dict()
         data["verdict"] = self.verdict.value
         data["candidates"] = [c.as_dict() for c in self.candidates]
+        data["curve"] = self.curve.as_dict() if self.curve is not None else None
         return plain(data)
 
     @classmethod
@@ -270,4 +277,6 @@ class AuditResult:
                 values[name] = from_plain(values[name])
         values["findings"] = tuple(data.get("findings", ()))
         values["checks"] = tuple(data.get("checks", ()))
+        if data.get("curve") is not None:
+            values["curve"] = EmpiricalCurve.from_dict(data["curve"])
         return cls(**values)
