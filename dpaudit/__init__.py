@@ -22,8 +22,12 @@ __version__ = "0.1.0"
 _PUBLIC = {
     "ApproxDP": "dpaudit.claims",
     "Claim": "dpaudit.claims",
+    "GaussianDP": "dpaudit.claims",
+    "PrivacyCurve": "dpaudit.claims",
     "ProbabilisticDP": "dpaudit.claims",
     "PureDP": "dpaudit.claims",
+    "RenyiDP": "dpaudit.claims",
+    "ZeroConcentratedDP": "dpaudit.claims",
     "DPAuditError": "dpaudit.errors",
     "DPAuditWarning": "dpaudit.errors",
     "DeclarationMismatchWarning": "dpaudit.errors",
@@ -55,7 +59,7 @@ __all__ = ["__version__", *sorted(_PUBLIC)]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .auditor import AuditResult, audit
-    from .claims import ApproxDP, Claim, ProbabilisticDP, PureDP
+    from .claims import ApproxDP, Claim, GaussianDP, PrivacyCurve, ProbabilisticDP, PureDP, RenyiDP, ZeroConcentratedDP
     from .errors import (
         DPAuditError,
         DPAuditWarning,

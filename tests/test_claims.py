@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpaudit import ApproxDP, InvalidArgument, ProbabilisticDP, PureDP
-from dpaudit.claims import claim_from_dict
+from dpaudit import (
+    ApproxDP,
+    GaussianDP,
+    InvalidArgument,
+    PrivacyCurve,
+    ProbabilisticDP,
+    PureDP,
+    RenyiDP,
+    ZeroConcentratedDP,
+)
+from dpaudit.claims import CLAIM_KINDS, CURVE_KINDS, claim_from_dict
+from dpaudit.conversions import gdp_delta, zcdp_epsilon
 
 
 def test_pure_dp_has_zero_delta_and_is_frozen():
@@ -56,4 +67,103 @@ def test_claims_round_trip_through_dicts(kind, epsilon, delta):
 
 def test_claim_from_dict_rejects_unknown_kind():
     with pytest.raises(InvalidArgument, match="kind"):
-        claim_from_dict({"kind": "renyi", "epsilon": 1})
+        claim_from_dict({"kind": "f-dp", "epsilon": 1})
+
+
+# --- the curve claims: zCDP, RDP, GDP, tabulated privacy curves ---------------------------------
+
+orders = st.lists(st.floats(1.001, 1e4), min_size=1, max_size=6, unique=True)
+increasing = st.lists(st.floats(0, 50), min_size=1, max_size=8, unique=True).map(sorted)
+
+
+@st.composite
+def curve_claims(draw):
+    kind = draw(st.sampled_from(CURVE_KINDS))
+    if kind == "zcdp":
+        return ZeroConcentratedDP(draw(st.floats(0, 1e6)))
+    if kind == "gdp":
+        return GaussianDP(draw(st.floats(0, 1e3)))
+    if kind == "renyi":
+        alpha = draw(orders)
+        return RenyiDP(alpha, [draw(st.floats(0, 1e6)) for _ in alpha])
+    epsilon = draw(increasing)
+    delta = sorted((draw(st.floats(0, 1)) for _ in epsilon), reverse=True)
+    return PrivacyCurve(epsilon, delta)
+
+
+@given(claim=curve_claims())
+def test_curve_claims_round_trip_through_json(claim):
+    assert claim_from_dict(json.loads(json.dumps(claim.as_dict()))) == claim
+    assert claim.kind in CLAIM_KINDS and str(claim)
+    hash(claim)
+
+
+def test_curve_claims_are_frozen_and_normalised():
+    renyi = RenyiDP((8, 2), [4, 1])
+    assert renyi.alpha == (2.0, 8.0) and renyi.epsilon == (1.0, 4.0) and RenyiDP(2, 1).alpha == (2.0,)
+    assert str(RenyiDP(2, 1)) == "(2, 1)-RDP" and str(ZeroConcentratedDP(0.5)) == "0.5-zCDP" and str(GaussianDP(1)) == "1-GDP"
+    for claim, field in [(ZeroConcentratedDP(0.5), "rho"), (GaussianDP(1.0), "mu"), (renyi, "alpha")]:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(claim, field, 1.0)
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: ZeroConcentratedDP(-0.5), "rho=-0.5 must be a finite number >= 0"),
+        (lambda: ZeroConcentratedDP(math.inf), "rho=inf must be a finite number >= 0"),
+        (lambda: GaussianDP("1"), "mu='1' must be a real number"),
+        (lambda: RenyiDP(1.0, 0.5), "alpha=1.0 must be a finite Rényi order > 1"),
+        (lambda: RenyiDP(math.inf, 0.5), "alpha=inf must be a finite Rényi order > 1"),
+        (lambda: RenyiDP((2, 3), 0.5), r"epsilon=0.5 must give one value per order in alpha=\(2, 3\) \(2\)"),
+        (lambda: RenyiDP((2, 2), (1, 1)), r"alpha=\(2, 2\) must not repeat an order"),
+        (lambda: RenyiDP((), ()), r"alpha=\(\) must hold at least one Rényi order"),
+        (lambda: RenyiDP(2, -1), "epsilon=-1 must be a finite number >= 0"),
+        (lambda: PrivacyCurve((1, 0), (0.1, 0.2)), r"epsilon=\(1, 0\) must be strictly increasing"),
+        (lambda: PrivacyCurve((0, 1), (0.1, 0.2)), "must not increase with epsilon: delta=0.2 at epsilon=1.0"),
+        (lambda: PrivacyCurve((0, 1), (0.1,)), "must give one value per epsilon"),
+        (lambda: PrivacyCurve((0,), (1.5,)), r"delta=1.5 must lie in \[0, 1\]"),
+        (lambda: PrivacyCurve(1.0, 0.1), "epsilon=1.0 must be a non-empty sequence"),
+        (lambda: claim_from_dict({"kind": "zcdp"}), "rho=None must be a real number"),
+    ],
+)
+def test_invalid_curve_claims_name_the_argument_and_value(make, message):
+    with pytest.raises(InvalidArgument, match=message):
+        make()
+
+
+def test_zcdp_reads_its_curve_and_its_renyi_orders():
+    claim = ZeroConcentratedDP(0.5)
+    point = claim.to_approx(1e-5)
+    assert point == ApproxDP(zcdp_epsilon(0.5, 1e-5), 1e-5) and point.epsilon == pytest.approx(4.7284, abs=1e-4)
+    assert claim.renyi((2, 10)) == RenyiDP((2, 10), (1.0, 5.0))
+    assert claim.delta_at_epsilon(point.epsilon) == pytest.approx(1e-5, rel=1e-6)
+
+
+def test_gdp_reads_its_exact_curve():
+    curve = GaussianDP(1.0).curve([0.0, 1.0, 2.0])
+    assert curve.epsilon == (0.0, 1.0, 2.0) and curve.delta == tuple(gdp_delta(1.0, e) for e in (0.0, 1.0, 2.0))
+    # Dong, Roth & Su (2022, Cor. 2.13) at mu = 1, epsilon = 0: delta = Phi(1/2) - Phi(-1/2) = 0.382924922548026.
+    assert curve.delta[0] == pytest.approx(0.382924922548026, rel=1e-12)
+
+
+def test_privacy_curve_is_read_as_the_step_its_points_imply():
+    curve = PrivacyCurve((0.5, 1.0, 2.0), (0.3, 0.1, 0.01))
+    assert curve.delta_at_epsilon(0.25) == 1.0 and curve.delta_at_epsilon(1.5) == 0.1 and curve.delta_at_epsilon(9) == 0.01
+    assert curve.epsilon_at_delta(0.1) == 1.0 and curve.epsilon_at_delta(0.05) == 2.0 and curve.epsilon_at_delta(1e-3) == math.inf
+    assert curve.to_approx(0.1) == ApproxDP(1.0, 0.1)
+    with pytest.raises(InvalidArgument, match="implies no finite epsilon at delta=0.001"):
+        curve.to_approx(1e-3)
+
+
+@given(claim=curve_claims(), low=st.floats(0, 30), gap=st.floats(1e-3, 10))
+def test_every_curve_claim_is_non_increasing_in_epsilon(claim, low, gap):
+    assert claim.delta_at_epsilon(low + gap) <= claim.delta_at_epsilon(low)
+
+
+@given(rho=st.floats(1e-3, 20), delta=st.floats(1e-10, 0.3))
+def test_zcdp_of_the_gaussian_is_looser_than_its_exact_gdp(rho, delta):
+    # The Gaussian mechanism with Delta/sigma = sqrt(2 rho) is exactly sqrt(2 rho)-GDP (Dong, Roth & Su
+    # 2022, Thm. 2.7) and rho-zCDP (Bun & Steinke 2016, Prop. 1.6): the zCDP conversion bounds the exact curve.
+    exact = GaussianDP(math.sqrt(2 * rho)).to_approx(delta).epsilon
+    assert exact <= ZeroConcentratedDP(rho).to_approx(delta).epsilon + 1e-9

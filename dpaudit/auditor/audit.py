@@ -73,6 +73,7 @@ from .._validation import (
     check_unit_interval,
 )
 from ..errors import InvalidArgument, MechanismError
+from .curve_claims import check_auditable
 from ..mechanisms.base import RANDOMNESS
 from ..mechanisms.targets import is_plain_callable, load_target, resolve
 from . import bounds
@@ -316,6 +317,7 @@ def audit(
     channels, channel_notes = observed(mechanism, checks, explicit)
     as_given, mechanism = mechanism, with_side_channels(mechanism, channels) if channels else mechanism
     claim = mechanism.claim
+    check_auditable(claim)
     claim_delta = float(claim.delta)
     chosen_method = _pick_method(method, claim_delta)
     pairs, notes = candidate_pairs(mechanism, pair, data=data, check=relation.relation is not None)

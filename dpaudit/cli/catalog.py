@@ -6,6 +6,7 @@ import math
 
 import click
 
+from ..claims import CURVE_KINDS
 from ..mechanisms.registry import catalogue
 from ._common import debug_option, echo_json, guarded, json_option
 
@@ -31,7 +32,8 @@ def catalog(as_json: bool, only_flawed: bool | None, debug: bool) -> None:
     click.echo(header)
     click.echo("-" * len(header))
     for m in entries:
-        claim = f"{m.claim.kind[:5]} {m.claim.epsilon:.3g}" + (f"/{m.claim.delta:.0e}" if m.claim.delta else "")
+        claim = str(m.claim) if m.claim.kind in CURVE_KINDS else (
+            f"{m.claim.kind[:5]} {m.claim.epsilon:.3g}" + (f"/{m.claim.delta:.0e}" if m.claim.delta else ""))
         click.echo(
             f"{m.name:<34} {m.family:<20} {claim:<16} {'yes' if m.flawed else 'no':<6} "
             f"{_fmt_epsilon(m.true_epsilon):>8}  {m.description}"

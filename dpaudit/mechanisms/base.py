@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._validation import check_nonnegative_int, check_one_of, check_positive_finite, short_repr
-from ..claims import ApproxDP, Claim, PureDP
+from ..claims import CLAIM_KINDS, Claim
 from ..errors import InvalidArgument, MechanismError
 from ..neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Replace
 from .outputs import OutputCoding, encode_outputs
@@ -53,8 +53,9 @@ class Mechanism:
     ----------
     name : str
         Short kebab-case name (the catalogue key).
-    claim : PureDP | ApproxDP | ProbabilisticDP
-        What the mechanism promises.
+    claim : Claim
+        What the mechanism promises: PureDP, ApproxDP, ProbabilisticDP, or a curve claim
+        (ZeroConcentratedDP, RenyiDP, GaussianDP, PrivacyCurve; see :mod:`dpaudit.claims`).
     neighbours : AddRemove | Replace | QueryDistance | Local
         The unit of privacy the claim is stated for.
     sampler : callable
@@ -132,8 +133,9 @@ class Mechanism:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise InvalidArgument(f"name={self.name!r} must be a non-empty string")
-        if not isinstance(self.claim, (PureDP, ApproxDP)) and getattr(self.claim, "kind", None) != "probabilistic":
-            raise InvalidArgument(f"claim={self.claim!r} must be PureDP, ApproxDP or ProbabilisticDP")
+        if getattr(self.claim, "kind", None) not in CLAIM_KINDS:
+            raise InvalidArgument(
+                f"claim={self.claim!r} must be PureDP, ApproxDP, ProbabilisticDP, ZeroConcentratedDP, RenyiDP, GaussianDP or PrivacyCurve")
         if not isinstance(self.neighbours, (AddRemove, Replace, QueryDistance, Local)):
             raise InvalidArgument(
                 f"neighbours={self.neighbours!r} must be AddRemove(), Replace(), QueryDistance(...) or Local()"

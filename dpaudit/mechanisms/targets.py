@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .._validation import check_nonnegative_finite, check_unit_interval, short_repr
-from ..claims import ApproxDP, Claim, PureDP
+from ..claims import CURVE_KINDS, ApproxDP, Claim, PureDP
 from ..errors import InvalidArgument, UnknownMechanism
 from .base import Mechanism, check_run_signature
 from .registry import get, unknown_name
@@ -60,6 +60,21 @@ def _claim_for(epsilon: float | None, delta: float | None, what: str) -> Claim:
         raise InvalidArgument(f"target={what} is a plain callable, which carries no claim: epsilon is required "
                               "(--epsilon on the command line)")
     return ApproxDP(epsilon, delta) if delta else PureDP(epsilon)
+
+
+def _restated(claim: Claim, epsilon: float | None, delta: float | None) -> Claim:
+    """The (epsilon, delta) claim that overrides ``claim``; a curve claim (zCDP, RDP, GDP, curve) fills the
+    missing coordinate from its own curve: epsilon(delta) or delta(epsilon) (:mod:`dpaudit.conversions`)."""
+    if claim.kind in CURVE_KINDS:
+        if epsilon is None:
+            return claim.to_approx(delta)
+        if delta is None:
+            delta = claim.delta_at_epsilon(epsilon)
+            if delta >= 1:
+                raise InvalidArgument(f"claim {claim} promises nothing at epsilon={epsilon!r} (delta = 1): give delta= too")
+    eps = claim.epsilon if epsilon is None else epsilon
+    dlt = claim.delta if delta is None else delta
+    return ApproxDP(eps, dlt) if dlt else PureDP(eps)
 
 
 def load_target(target: Any) -> Any:
@@ -109,7 +124,9 @@ def resolve(
 ) -> Mechanism:
     """Turn ``target`` into a Mechanism.
 
-    A Mechanism or catalogue name keeps its own claim unless ``epsilon``/``delta`` override it; a
+    A Mechanism or catalogue name keeps its own claim unless ``epsilon``/``delta`` override it (for a
+    curve claim such as zCDP, one of them picks the point of its curve: ``delta=1e-5`` alone gives
+    the (epsilon(1e-5), 1e-5)-DP it implies); a
     callable (given directly or loaded from ``module:attr``) needs ``epsilon``.  An OpenDP
     ``Measurement`` takes its claim from its privacy map at ``d_in``, a diffprivlib mechanism from
     its own parameters (:mod:`dpaudit.adapters`); ``d_in`` is refused for anything else.
@@ -140,9 +157,7 @@ def resolve(
             )
         if epsilon is None and delta is None:
             return target
-        eps = target.claim.epsilon if epsilon is None else epsilon
-        dlt = target.claim.delta if delta is None else delta
-        return replace(target, claim=ApproxDP(eps, dlt) if dlt else PureDP(eps))
+        return replace(target, claim=_restated(target.claim, epsilon, delta))
     if callable(target):
         if isinstance(target, type):
             raise UnknownMechanism(f"{named} is a class, not a mechanism: give a function f(data, rng) or "
