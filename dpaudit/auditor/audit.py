@@ -73,11 +73,11 @@ from .._validation import (
     check_unit_interval,
 )
 from ..errors import InvalidArgument, MechanismError
-from .curve_claims import check_auditable
 from ..mechanisms.base import RANDOMNESS
 from ..mechanisms.targets import is_plain_callable, load_target, resolve
 from . import bounds
 from .checkpoint import Checkpoint
+from .curve_claims import decide_curve_claim, is_curve_claim, working_point
 from .curve_stage import curve_stage
 from .events import labelled
 from .executors import InProcess, Threads, make_executor, ship
@@ -316,8 +316,10 @@ def audit(
     )
     channels, channel_notes = observed(mechanism, checks, explicit)
     as_given, mechanism = mechanism, with_side_channels(mechanism, channels) if channels else mechanism
+    curve_claim = mechanism.claim if is_curve_claim(mechanism.claim) else None
+    if curve_claim is not None:  # decided on its whole curve (:mod:`.curve_claims`); the stages work at one point
+        mechanism, curve = replace(mechanism, claim=working_point(curve_claim)), True
     claim = mechanism.claim
-    check_auditable(claim)
     claim_delta = float(claim.delta)
     chosen_method = _pick_method(method, claim_delta)
     pairs, notes = candidate_pairs(mechanism, pair, data=data, check=relation.relation is not None)
@@ -447,6 +449,7 @@ def audit(
                      outcome, (a, b), pairs, notes, draws, run, started, tuple(findings), checks, relation,
                      implementation, certified)
     result = replace(result, curve=empirical) if empirical is not None else result
+    result = decide_curve_claim(result, curve_claim) if curve_claim is not None else result
     return readable(result) if channels else result
 
 

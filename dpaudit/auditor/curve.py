@@ -150,24 +150,24 @@ class EmpiricalCurve:
     verdict_rho_lower_bound: float
     method: str
 
-    def _bounds(self, verdict: bool) -> tuple[np.ndarray, np.ndarray]:
+    def bounds(self, verdict: bool = False) -> tuple[np.ndarray, np.ndarray]:
         lower = np.array([e.verdict_lower if verdict else e.lower for e in self.events], dtype=float)
         upper = np.array([e.verdict_upper if verdict else e.upper for e in self.events], dtype=float)
         return lower, upper
 
     def delta_lower_bound(self, epsilon: float, verdict: bool = False) -> float:
         """delta_LB(epsilon) = max_i [L_i - e^epsilon U_i]^+ (at the verdict's level when ``verdict``)."""
-        lower, upper = self._bounds(verdict)
+        lower, upper = self.bounds(verdict)
         return _delta_at(lower, upper, epsilon)
 
     def epsilon_lower_bound(self, delta: float, verdict: bool = False) -> float:
         """epsilon_LB(delta) = max_i ln((L_i - delta) / U_i), floored at 0 (at the verdict's level when ``verdict``)."""
-        lower, upper = self._bounds(verdict)
+        lower, upper = self.bounds(verdict)
         return _epsilon_at(lower, upper, delta)
 
     def worst_event(self, delta: float, verdict: bool = False) -> CurveEvent | None:
         """The event that gives :meth:`epsilon_lower_bound` at ``delta`` (None when no event beats delta)."""
-        lower, upper = self._bounds(verdict)
+        lower, upper = self.bounds(verdict)
         values = _log_ratios(lower, upper, delta)
         return self.events[int(np.argmax(values))] if values.size and np.isfinite(values.max()) else None
 
