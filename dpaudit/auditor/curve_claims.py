@@ -28,8 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..claims import CURVE_KINDS, ApproxDP, Claim
-from ..errors import InvalidArgument
+from ..claims import CURVE_KINDS, ApproxDP, Claim, PureDP
 from .curve import ALPHA_GRID, EmpiricalCurve, binary_renyi
 
 __all__ = ["EPSILON_GRID", "WORKING_DELTA", "CurveCheck", "check_curve_claim", "is_curve_claim", "working_point"]
@@ -43,17 +42,17 @@ def is_curve_claim(claim: Claim) -> bool:
     return getattr(claim, "kind", None) in CURVE_KINDS
 
 
-def working_point(claim: Claim) -> ApproxDP:
+def working_point(claim: Claim) -> ApproxDP | PureDP:
     """The (epsilon, delta) point of a curve claim that the search and verification stages work at.
 
     The verdict of a curve claim comes from the whole empirical curve (:func:`check_curve_claim`);
-    this point only chooses the pair and the events those stages report (at ``WORKING_DELTA``).
+    this point only chooses the pair and the events those stages report: the claim at
+    ``WORKING_DELTA``, or, for a tabulated curve that promises nothing there, its point of least delta.
     """
-    try:
-        return claim.to_approx(WORKING_DELTA)  # type: ignore[attr-defined]
-    except InvalidArgument as exc:
-        raise InvalidArgument(f"{exc}: the audit of the claim {claim} works at delta={WORKING_DELTA:g}; give delta= "
-                              "with a point the claim bounds") from exc
+    if claim.kind == "curve" and not math.isfinite(claim.epsilon_at_delta(WORKING_DELTA)):  # type: ignore[attr-defined]
+        epsilon, delta = claim.epsilon[-1], claim.delta[-1]  # type: ignore[attr-defined]
+        return ApproxDP(epsilon, delta) if delta > 0 else PureDP(epsilon)
+    return claim.to_approx(WORKING_DELTA)  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
