@@ -189,7 +189,7 @@ def decide_curve_claim(result: Any, claim: Claim) -> Any:
         if estimate.refuted:
             reason += (f"; not significant: at confidence {curve.confidence:g} the curve's estimate refutes it "
                        f"({estimate.describe()}), at {curve.verdict_confidence:g} it does not; more samples would settle it")
-    findings = tuple(result.findings) + (({"check": "curve", "decided_by": "curve", "reason": decisive.describe(),
-                                           **decisive.witness},) if decisive.refuted else ())
+    check = {"refuted": decisive.refuted, "estimate_refutes": estimate.refuted,
+             "witness": decisive.witness if decisive.refuted else estimate.witness}
     return replace(result, claim=claim, verdict=verdict, decided_by=decided_by, reason=f"{reason}; {point}",
-                   findings=findings)
+                   curve_check=check)

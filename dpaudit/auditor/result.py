@@ -183,6 +183,12 @@ class AuditResult:
         With ``audit(..., curve=True)``: lower confidence bounds on the whole privacy curve
         delta(epsilon) of the pair, simultaneous over the curve, with the lower bounds on mu
         (Gaussian DP) and rho (zero-concentrated DP) derived from it (:mod:`dpaudit.auditor.curve`).
+    curve_check : dict
+        For a curve claim (zCDP, RDP, GDP, a privacy curve; :mod:`dpaudit.auditor.curve_claims`): whether
+        the curve's bounds refute it at the verdict's level (``refuted``) and at the estimate's
+        (``estimate_refutes``), and the ``witness``: the event, the test, and the point of the curve
+        (epsilon, the claimed delta, the lower bound on delta) or the Rényi order where it fails.
+        Empty for point claims.
     """
 
     target: str
@@ -221,6 +227,7 @@ class AuditResult:
     decided_by: str = ""
     bounds_by_scope: dict[str, Any] = field(default_factory=dict)
     curve: EmpiricalCurve | None = None
+    curve_check: dict[str, Any] = field(default_factory=dict)
 
     @property
     def violation(self) -> bool:
