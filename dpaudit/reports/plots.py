@@ -349,6 +349,14 @@ def claimed_delta(epsilon: np.ndarray, epsilon0: float, delta0: float) -> np.nda
     return np.where(epsilon < epsilon0, below, delta0)
 
 
+def _delta_axes(ax: Any, linthresh: float) -> None:
+    """delta against epsilon, delta on a symlog scale linear below ``linthresh`` (at least 1e-12)."""
+    ax.set_yscale("symlog", linthresh=max(linthresh, 1e-12))
+    ax.set_xlabel("epsilon")
+    ax.set_ylabel("delta")
+    ax.legend(loc="upper right", fontsize=6)
+
+
 def delta_curve(sample: Resample, event: Any, audit: dict[str, Any]) -> dict[str, Any] | None:
     """Empirical delta(epsilon) (plug-in over atoms or bins, and the event's lower bound) vs the claim."""
     from ..auditor import bounds
@@ -378,10 +386,7 @@ def delta_curve(sample: Resample, event: Any, audit: dict[str, Any]) -> dict[str
         lower = [float(bounds.delta_lower_bound(ka, na, kb, nb, float(e), float(audit["confidence"]))) for e in grid]
         ax.plot(grid, lower, color=_COLOURS[3], lw=1.5, label="lower bound (audited event)")
     ax.plot([eps0], [delta0], marker="o", color=_COLOURS[1], ls="none")
-    ax.set_yscale("symlog", linthresh=max(delta0 / 10, 1e-12))
-    ax.set_xlabel("epsilon")
-    ax.set_ylabel("delta")
-    ax.legend(loc="upper right", fontsize=6)
+    _delta_axes(ax, delta0 / 10)
     caption = (
         f"Hockey-stick divergence delta(epsilon) of M(a) from M(b). Claimed: the envelope every "
         f"({eps0:g}, {delta0:g})-DP mechanism stays under. Plug-in: sum over atoms or bins of "
@@ -423,10 +428,7 @@ def privacy_curve(audit: dict[str, Any]) -> dict[str, Any] | None:
         ax.plot([witness["epsilon"]], [witness["delta_lower_bound"]], marker="x", color=_COLOURS[1], ls="none",
                 label="where the claim fails")
     positive = np.r_[lower[lower > 0], claimed[claimed > 0]]
-    ax.set_yscale("symlog", linthresh=max(float(positive.min()) if positive.size else 1e-6, 1e-12))
-    ax.set_xlabel("epsilon")
-    ax.set_ylabel("delta")
-    ax.legend(loc="upper right", fontsize=6)
+    _delta_axes(ax, float(positive.min()) if positive.size else 1e-6)
     caption = (
         f"Empirical privacy curve of the pair a = {audit['pair'][0]!r}, b = {audit['pair'][1]!r}: for every epsilon, "
         f"a lower confidence bound on delta(epsilon) = sup_S P_a(S) - e^epsilon P_b(S) over both orders, "
