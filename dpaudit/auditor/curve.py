@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from . import bounds
-from .events import Feature, Threshold
+from .events.sets import Feature, Threshold
 
 __all__ = ["ALPHA_GRID", "CURVE_POINTS", "TAIL_THRESHOLDS", "CurveEvent", "EmpiricalCurve", "binary_renyi",
            "measure_curve", "threshold_family"]

@@ -17,10 +17,10 @@ from __future__ import annotations
 from typing import Any
 
 from .curve import EmpiricalCurve, measure_curve, threshold_family
-from .events import Feature, Threshold, labelled
+from .events.family import Scored
+from .events.sets import Feature, Threshold, labelled
 from .result import from_plain, plain
-from .sampling import Draws
-from .search import Scored
+from .run.sampling import Draws
 
 __all__ = ["CURVE_ADDRESS", "MAX_CURVE_FEATURES", "curve_stage"]
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import bounds
-from .search import Scorer
+from .events.family import Scorer
 
 __all__ = ["SHRINK_LEVEL", "targeted_score"]
 

@@ -17,6 +17,15 @@ def _fmt_epsilon(value: float | None) -> str:
     return "inf" if math.isinf(value) else f"{value:.4g}"
 
 
+def _curve_label(claim) -> str:
+    """A curve claim in at most 16 characters: 0.5-zCDP, 1-GDP, RDP (6 orders), curve (4 points)."""
+    if claim.kind == "renyi" and len(claim.alpha) > 1:
+        return f"RDP ({len(claim.alpha)} orders)"
+    if claim.kind == "curve":
+        return f"curve ({len(claim.epsilon)} points)"
+    return str(claim)
+
+
 @click.command("catalog")
 @json_option
 @click.option("--flawed/--all", "only_flawed", default=None, help="Only the flawed gallery (--flawed).")
@@ -32,7 +41,7 @@ def catalog(as_json: bool, only_flawed: bool | None, debug: bool) -> None:
     click.echo(header)
     click.echo("-" * len(header))
     for m in entries:
-        claim = str(m.claim) if m.claim.kind in CURVE_KINDS else (
+        claim = _curve_label(m.claim) if m.claim.kind in CURVE_KINDS else (
             f"{m.claim.kind[:5]} {m.claim.epsilon:.3g}" + (f"/{m.claim.delta:.0e}" if m.claim.delta else ""))
         click.echo(
             f"{m.name:<34} {m.family:<20} {claim:<16} {'yes' if m.flawed else 'no':<6} "

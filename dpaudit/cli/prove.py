@@ -1,4 +1,4 @@
-"""``dpaudit prove``: prove or refute a mechanism's claim from its declared density."""
+"""``dpaudit prove``: prove or refute a mechanism's claim from its declared density or structure."""
 
 from __future__ import annotations
 
@@ -6,17 +6,53 @@ import sys
 
 import click
 
-from ._common import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, debug_option, echo_json, guarded, json_option
+from ..claims import ApproxDP
+from ._common import (
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    EXIT_VIOLATION,
+    debug_option,
+    echo_json,
+    guarded,
+    json_option,
+)
 
 
-def _restated_claim(mechanism, claim_kind: str | None, epsilon: float | None, delta: float | None):
-    from ..claims import ApproxDP, ProbabilisticDP, PureDP
+def _restated_claim(mechanism, claim_kind: str | None, epsilon: float | None, delta: float | None,
+                    rho: float | None = None, mu: float | None = None, alpha: float | None = None):
+    """The claim the options restate, or None.  --rho / --mu / --alpha alone imply --claim zcdp / gdp / renyi."""
+    from ..claims import CURVE_KINDS, GaussianDP, ProbabilisticDP, PureDP, RenyiDP, ZeroConcentratedDP
+    from ..errors import InvalidArgument
+    from ..mechanisms.targets import restated_point
 
-    if claim_kind is None and epsilon is None and delta is None:
+    if all(v is None for v in (claim_kind, epsilon, delta, rho, mu, alpha)):
         return None
-    kind = claim_kind or mechanism.claim.kind
-    eps = mechanism.claim.epsilon if epsilon is None else epsilon
-    dlt = mechanism.claim.delta if delta is None else delta
+    own = mechanism.claim
+    implied = "zcdp" if rho is not None else "gdp" if mu is not None else "renyi" if alpha is not None else None
+    kind = claim_kind or implied or own.kind
+
+    def value(given: float | None, option: str, field: str) -> float:
+        if given is not None:
+            return given
+        if own.kind == kind and kind != "renyi":
+            return getattr(own, field)
+        raise InvalidArgument(f"--claim {kind} needs --{option} (the mechanism claims {own})")
+
+    if kind == "zcdp":
+        return ZeroConcentratedDP(value(rho, "rho", "rho"))
+    if kind == "gdp":
+        return GaussianDP(value(mu, "mu", "mu"))
+    if kind == "renyi":
+        if alpha is None and own.kind == "renyi" and epsilon is None:
+            return own
+        return RenyiDP(value(alpha, "alpha", "alpha"), value(epsilon, "epsilon", "epsilon"))
+    if own.kind in CURVE_KINDS:
+        if epsilon is None and delta is None:
+            raise InvalidArgument(f"--claim {kind} of the curve claim {own} needs --delta or --epsilon (the point of its curve)")
+        point = restated_point(own, epsilon, delta)
+        return ProbabilisticDP(point.epsilon, point.delta) if kind == "probabilistic" else point
+    eps = own.epsilon if epsilon is None else epsilon
+    dlt = own.delta if delta is None else delta
     if kind == "pure":
         return PureDP(eps)
     return ApproxDP(eps, dlt) if kind == "approximate" else ProbabilisticDP(eps, dlt)
@@ -24,9 +60,13 @@ def _restated_claim(mechanism, claim_kind: str | None, epsilon: float | None, de
 
 @click.command("prove")
 @click.argument("target")
-@click.option("--claim", "claim_kind", type=click.Choice(["pure", "approximate", "probabilistic"]), help="Restate the kind of claim.")
-@click.option("--epsilon", type=float, help="Restate epsilon (checks the numeric instance).")
+@click.option("--claim", "claim_kind", type=click.Choice(["pure", "approximate", "probabilistic", "zcdp", "renyi", "gdp"]),
+              help="Restate the kind of claim.")
+@click.option("--epsilon", type=float, help="Restate epsilon (checks the numeric instance); for --claim renyi, epsilon(alpha).")
 @click.option("--delta", type=float, help="Restate delta (checks the numeric instance).")
+@click.option("--rho", type=float, help="Restate rho of a zero-concentrated DP claim (implies --claim zcdp).")
+@click.option("--mu", type=float, help="Restate mu of a Gaussian DP claim (implies --claim gdp).")
+@click.option("--alpha", type=float, help="The Rényi order of a restated RDP claim (implies --claim renyi).")
 @click.option("--numeric", is_flag=True, help="Check the catalogue instance's values instead of all parameter values.")
 @click.option(
     "--time-budget",
@@ -42,6 +82,9 @@ def prove(
     claim_kind: str | None,
     epsilon: float | None,
     delta: float | None,
+    rho: float | None,
+    mu: float | None,
+    alpha: float | None,
     numeric: bool,
     time_budget: float | None,
     as_json: bool,
@@ -57,7 +100,7 @@ def prove(
     from ..proofs.result import Verdict
 
     mechanism = resolve(target)
-    claim = _restated_claim(mechanism, claim_kind, epsilon, delta)
+    claim = _restated_claim(mechanism, claim_kind, epsilon, delta, rho, mu, alpha)
     budget = DEFAULT_TIME_BUDGET if time_budget is None else time_budget
     result = run_prove(mechanism, claim=claim, numeric=numeric, time_budget=budget)
     if as_json:

@@ -34,10 +34,14 @@ from .outputs import OutputCoding, encode_outputs
 if TYPE_CHECKING:
     from .density import SymbolicDensity
     from .float_noise import FloatNoise
+    from .structure import Structure
 
 __all__ = ["RANDOMNESS", "Mechanism", "Outputs", "Sampler"]
 
 Sampler = Callable[[Any, int, np.random.Generator], Any]
+
+TRUE_EPSILON_DELTA = 1e-5
+"""The delta at which ``true_epsilon`` is stated for an entry with a curve claim."""
 
 RANDOMNESS = ("generator", "random-state", "python-random", "own")
 """What a wrapped function draws its randomness from: a ``numpy.random.Generator`` (passed as is),
@@ -70,6 +74,9 @@ class Mechanism:
     density : callable or None
         Zero-argument function returning the :class:`SymbolicDensity` of the output given the
         query value (built lazily: sympy is imported only then).
+    structure : SequentialComposition, AdmissibleNoise, WishartNoise or None
+        What the mechanism is built from, when its output density is not written down
+        (:mod:`dpaudit.mechanisms.structure`); the prover chains theorem rules over it.
     domain : tuple or None
         Representative inputs for pair search: record values for dataset relations, the base
         query value for :class:`QueryDistance`, the input alphabet for :class:`Local`.
@@ -78,6 +85,8 @@ class Mechanism:
     flaw, true_epsilon : str, float
         For known-broken entries: what is wrong and the epsilon it really achieves (``inf`` when
         unbounded); ``true_epsilon`` may also be set for correct entries whose exact epsilon is known.
+        For an entry whose claim is a curve (zCDP, RDP, GDP, privacy curve) or whose true guarantee
+        is one, ``true_epsilon`` is the epsilon achieved at delta = :data:`TRUE_EPSILON_DELTA`.
     source : str
         Where the mechanism (or the flaw) comes from.
     noise : FloatNoise or None
@@ -105,6 +114,7 @@ class Mechanism:
     query: Callable[[Any], Any] | None = field(default=None, repr=False)
     sensitivity: float | None = None
     density: Callable[[], "SymbolicDensity"] | None = field(default=None, repr=False)
+    structure: "Structure | None" = field(default=None, repr=False)
     domain: Any = None
     pairs: tuple[tuple[Any, Any], ...] = ()
     flaw: str | None = None

@@ -30,6 +30,8 @@ _ASSUMPTIONS: dict[str, dict[str, bool]] = {
     "delta": {"positive": True},
     "Delta": {"positive": True},
     "sigma": {"positive": True},
+    "rho": {"positive": True},
+    "mu": {"positive": True},
     "b": {"positive": True},
     "p": {"positive": True},
     "f": {"positive": True},

@@ -62,7 +62,7 @@ def _claim_for(epsilon: float | None, delta: float | None, what: str) -> Claim:
     return ApproxDP(epsilon, delta) if delta else PureDP(epsilon)
 
 
-def _restated(claim: Claim, epsilon: float | None, delta: float | None) -> Claim:
+def restated_point(claim: Claim, epsilon: float | None, delta: float | None) -> Claim:
     """The (epsilon, delta) claim that overrides ``claim``; a curve claim (zCDP, RDP, GDP, curve) fills the
     missing coordinate from its own curve: epsilon(delta) or delta(epsilon) (:mod:`dpaudit.conversions`)."""
     if claim.kind in CURVE_KINDS:
@@ -157,7 +157,7 @@ def resolve(
             )
         if epsilon is None and delta is None:
             return target
-        return replace(target, claim=_restated(target.claim, epsilon, delta))
+        return replace(target, claim=restated_point(target.claim, epsilon, delta))
     if callable(target):
         if isinstance(target, type):
             raise UnknownMechanism(f"{named} is a class, not a mechanism: give a function f(data, rng) or "

@@ -8,7 +8,11 @@ Routes (each procedure's module docstring states its Preconditions / Claim / Pro
   of pure epsilon-DP (which implies (epsilon, delta)-DP for every delta >= 0);
 * probabilistic DP -- finite: :mod:`.probabilistic`; a product pmf whose neighbours move one integer
   input by one: :mod:`.product_probabilistic`; otherwise via pure DP (the bad set is empty);
-* a :class:`~dpaudit.proofs.theorems.Composition` -- each part, then the composition theorem.
+* zero-concentrated, Rényi and Gaussian DP -- the closed-form Rényi divergence (:mod:`.renyi`),
+  decided by :mod:`.concentrated`; a tabulated privacy curve -- each point as approximate DP;
+* a :class:`~dpaudit.proofs.theorems.Composition` -- each part, then the composition theorem;
+* a mechanism with no density but a declared ``structure`` (sequential composition of parts, admissible
+  noise, Wishart noise): the theorem rules of :mod:`.structure`, chained in the certificate.
 
 The claim is checked for all parameter values allowed by the declared assumptions, unless the caller
 asks for the numeric instance (``numeric=True``) or restates the claim with numbers that differ from the
@@ -31,7 +35,7 @@ import time
 from typing import Any
 
 from .._validation import check_positive_finite
-from ..claims import ApproxDP, Claim, ProbabilisticDP, PureDP
+from ..claims import CLAIM_KINDS, CURVE_KINDS, ApproxDP, Claim, PrivacyCurve, claim_from_dict
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
 from .budget import BudgetExhausted, checkpoint
@@ -39,7 +43,7 @@ from .declarations import check_declarations, scope_reason
 from .budget import time_budget as time_budget_context
 from .result import Certificate, Outcome, ProofResult, Step, Verdict
 from .signs import SignContext
-from .theorems import Composition, parallel, sequential
+from .theorems import Composition, claim_expression, implies, parallel, sequential
 
 __all__ = ["DEFAULT_TIME_BUDGET", "prove"]
 
@@ -50,7 +54,7 @@ def _load_density(mechanism: Mechanism) -> Any:
     import sympy
 
     if mechanism.density is None:
-        raise InvalidArgument(f"mechanism={mechanism.name!r} must declare a symbolic density to be proved (it has none)")
+        raise InvalidArgument(f"mechanism={mechanism.name!r} must declare a symbolic density or a structure to be proved (it has neither)")
     try:
         density = mechanism.density()
     except Exception as exc:  # a user's density builder may raise anything; report it as bad input
@@ -206,8 +210,10 @@ def prove(
     ----------
     mechanism : Mechanism, Composition or str
         A Mechanism with a ``density``, a catalogue name, ``module:attr``, or a Composition.
-    claim : PureDP | ApproxDP | ProbabilisticDP, optional
-        Restate the claim (default: the mechanism's own).
+    claim : Claim, optional
+        Restate the claim (default: the mechanism's own): PureDP, ApproxDP, ProbabilisticDP, or a
+        curve claim -- ZeroConcentratedDP, RenyiDP, GaussianDP (decided from the closed-form Rényi
+        divergence, :mod:`.concentrated`) or PrivacyCurve (each point as ApproxDP).
     numeric : bool
         Check the catalogue instance's parameter values only, instead of all parameter values.
     time_budget : float or None
@@ -236,12 +242,24 @@ def prove(
         return _prove_composition(mechanism, start, numeric, time_budget)
     if not isinstance(mechanism, Mechanism):
         raise InvalidArgument(f"mechanism={mechanism!r} must be a Mechanism, a Composition or a catalogue name")
-    if claim is not None and not isinstance(claim, (PureDP, ApproxDP, ProbabilisticDP)):
-        raise InvalidArgument(f"claim={claim!r} must be PureDP, ApproxDP or ProbabilisticDP")
+    if claim is not None and getattr(claim, "kind", None) not in CLAIM_KINDS:
+        raise InvalidArgument(f"claim={claim!r} must be PureDP, ApproxDP, ProbabilisticDP, ZeroConcentratedDP, RenyiDP, "
+                              "GaussianDP or PrivacyCurve")
     restated = claim is not None
     claim = claim or mechanism.claim
+    if mechanism.density is None and mechanism.structure is not None:
+        if claim.kind in CURVE_KINDS:
+            return ProofResult(mechanism.name, claim.as_dict(), Verdict.UNKNOWN,
+                               f"a {claim.kind} claim is decided from a declared density; {mechanism.name!r} declares a structure",
+                               "none", elapsed_s=time.perf_counter() - start)
+        from .structure import prove_structure
+
+        return prove_structure(mechanism, claim, numeric, time_budget, start)
     declared = _load_density(mechanism)
     instance = {p: _rational(v) for p, v in dict(declared.instance).items()}
+    if claim.kind in CURVE_KINDS:
+        return _prove_curve_claim(mechanism, claim, declared, check_declarations(mechanism, declared, instance, True),
+                                  numeric, time_budget, start)
     mismatch = check_declarations(mechanism, declared, instance, restated)
     density, eps, dlt, scope = _setup(declared, claim, numeric)
     hints = _hint_pairs(mechanism, density)
@@ -260,6 +278,73 @@ def prove(
     if scope == "instance":
         outcome.details.setdefault("scope_reason", scope_reason(claim, declared, instance, numeric))
     return _result(mechanism.name, claim, eps, dlt, density, outcome, scope, start)
+
+
+def _prove_curve_claim(mechanism: Mechanism, claim: Claim, declared: Any, mismatch: str | None, numeric: bool,
+                       time_budget: float | None, start: float) -> ProofResult:
+    """zCDP, RDP and GDP from the Rényi divergence (:mod:`.concentrated`); a privacy curve point by point."""
+    if isinstance(claim, PrivacyCurve):
+        return _prove_privacy_curve(mechanism, claim, numeric, time_budget, start)
+    if numeric:
+        instance = {p: _rational(v) for p, v in dict(declared.instance).items()}
+        density = dataclasses.replace(dataclasses.replace(declared, instance=instance).at_instance(), instance=instance)
+    else:
+        density = declared
+    try:
+        with time_budget_context(time_budget):
+            outcome = _decide_curve(density, claim)
+    except BudgetExhausted as exc:
+        limit = "the enclosing budget" if time_budget is None else f"{time_budget:g} s"
+        outcome = Outcome(Verdict.UNKNOWN, f"time budget exhausted at step {exc.step!r} (limit {limit})", "time budget")
+    except (NotImplementedError, RecursionError, TypeError, ValueError, AttributeError) as exc:
+        outcome = Outcome(Verdict.UNKNOWN, f"sympy could not complete a step: {type(exc).__name__}: {exc}", "none")
+    _add_note(outcome, density)
+    if mismatch is not None:
+        outcome.details["declaration_mismatch"] = mismatch
+    scope = outcome.scope or "all parameters"
+    certificate = None
+    if outcome.verdict is Verdict.PROVED:
+        statement = f"{mechanism.name} is {claim}"
+        if scope == "instance":
+            statement += " at " + ", ".join(f"{p}={v}" for p, v in dict(density.instance).items())
+        certificate = Certificate(statement, tuple(outcome.steps), scope, tuple(str(a) for a in density.assumptions))
+    return ProofResult(mechanism.name, claim.as_dict(), outcome.verdict, outcome.reason, outcome.method, scope=scope,
+                       certificate=certificate, counterexample=outcome.counterexample,
+                       elapsed_s=time.perf_counter() - start, details=outcome.details)
+
+
+def _decide_curve(density: Any, claim: Claim) -> Outcome:
+    from .concentrated import prove_concentrated
+    from .verify import normalisation_error
+
+    checkpoint("normalisation check")
+    context = SignContext(density.parameters, _default_assumptions(density), dict(density.instance))
+    point = context.parameter_points()[0] if context.instance else {}
+    problem = normalisation_error(density, point) if point or not density.parameters else None
+    if problem is not None:
+        return Outcome(Verdict.UNKNOWN, f"not a probability distribution: {problem}", "normalisation check")
+    return prove_concentrated(density, claim, context)
+
+
+def _prove_privacy_curve(mechanism: Mechanism, claim: PrivacyCurve, numeric: bool, time_budget: float | None,
+                         start: float) -> ProofResult:
+    """Each tabulated point as an (epsilon_i, delta_i)-DP claim; the first point not proved decides."""
+    import sympy
+
+    steps = []
+    for epsilon, delta in zip(claim.epsilon, claim.delta):
+        if delta >= 1:
+            continue
+        point = prove(mechanism, claim=ApproxDP(epsilon, delta), numeric=numeric, time_budget=time_budget)
+        if not point.proved:
+            reason = f"at the point ({epsilon:g}, {delta:g}) of the curve: {point.reason}"
+            return dataclasses.replace(point, claim=claim.as_dict(), reason=reason, elapsed_s=time.perf_counter() - start,
+                                       details={**point.details, "curve_point": [epsilon, delta]})
+        steps.append(Step("part", sympy.Tuple(sympy.Float(epsilon), sympy.Float(delta)), f"({epsilon:g}, {delta:g})-DP: {point.reason}"))
+    certificate = Certificate(f"{mechanism.name} satisfies {claim}", tuple(steps), "instance")
+    return ProofResult(mechanism.name, claim.as_dict(), Verdict.PROVED, f"all {len(steps)} points of the curve proved",
+                       "privacy curve, point by point", scope="instance", certificate=certificate,
+                       elapsed_s=time.perf_counter() - start)
 
 
 def _hint_pairs(mechanism: Mechanism, density: Any) -> tuple:
@@ -355,9 +440,9 @@ def _prove_composition(composition: Composition, start: float, numeric: bool, bu
     rule = sequential if composition.rule == "sequential" else parallel
     composed, step = rule([part.claim for part in composition.parts])
     steps = [Step("part", _part_expression(p), f"{p.mechanism}: {p.reason}") for p in parts] + [step]
-    holds = composed.epsilon <= claim.epsilon * (1 + 1e-12) and composed.delta <= claim.delta * (1 + 1e-12) + 0.0
-    if composed.kind == "probabilistic" and claim.kind != "probabilistic":
-        holds = holds  # probabilistic DP implies approximate DP with the same parameters (Meiser 2018)
+    holds, conversion = implies(composed, claim)  # probabilistic DP implies approximate DP (Meiser 2018)
+    if conversion is not None:
+        steps.append(conversion)
     if not holds:
         return ProofResult(
             composition.name,
@@ -380,6 +465,4 @@ def _prove_composition(composition: Composition, start: float, numeric: bool, bu
 
 
 def _part_expression(result: ProofResult) -> Any:
-    import sympy
-
-    return sympy.Tuple(sympy.Float(result.claim["epsilon"]), sympy.Float(result.claim["delta"]))
+    return claim_expression(claim_from_dict(result.claim))

@@ -182,8 +182,16 @@ class Counterexample:
             lines.append("  parameters: " + ", ".join(f"{k}={_fmt(v)}" for k, v in self.parameters.items()))
         for key, value in self.extra.items():
             lines.append(f"  {key}: {_plain(value)}")
-        lines.append(f"  (re-verified with mpmath at {self.precision_digits} digits)")
+        if self.precision_digits:  # 0: an exact witness (probabilities 1 and 0), nothing to re-evaluate
+            lines.append(f"  (re-verified with mpmath at {self.precision_digits} digits)")
         return "\n".join(lines)
+
+
+def _claim_value(key: str, value: Any) -> Any:
+    """A claim's number (or list of numbers, for RDP orders and privacy curves) made JSON-safe."""
+    if key not in ("epsilon", "delta", "rho", "mu", "alpha"):
+        return value
+    return [_json_number(v) for v in value] if isinstance(value, (list, tuple)) else _json_number(value)
 
 
 def _fmt(value: Any) -> str:
@@ -256,7 +264,7 @@ class ProofResult:
     def as_dict(self) -> dict[str, Any]:
         return {
             "mechanism": self.mechanism,
-            "claim": {k: _json_number(v) if k in ("epsilon", "delta") else v for k, v in self.claim.items()},
+            "claim": {k: _claim_value(k, v) for k, v in self.claim.items()},
             "verdict": self.verdict.value,
             "reason": self.reason,
             "method": self.method,

@@ -163,6 +163,17 @@ def _float_values(density: Any, point: dict, x: tuple) -> list[Any]:
     return values
 
 
+def _series_value(series: Any) -> Any:
+    """A closed sympy ``Sum`` of one index as a 30-digit number (``mpmath.nsum``; sympy's evalf leaves bilateral series)."""
+    import mpmath
+    import sympy
+
+    (index, low, high), = series.limits
+    term = sympy.lambdify(index, series.function, modules="mpmath")
+    bounds = [mpmath.mpf(b) if b.is_finite else (mpmath.inf if b > 0 else -mpmath.inf) for b in (low, high)]
+    return sympy.Float(str(mpmath.nsum(term, bounds)), 30)
+
+
 def normalisation_error(density: Any, point: dict) -> str | None:
     """Why ``density`` is not a probability distribution at ``point`` (None if it integrates to 1).
 
@@ -191,6 +202,8 @@ def normalisation_error(density: Any, point: dict) -> str | None:
                 values = dict(point)
                 values.update({i: sympy.nsimplify(v) for i, v in zip(density.inputs, x)})
                 expr = sympy.sympify(density.expr).xreplace({k: sympy.sympify(v) for k, v in values.items()})
+                # a normaliser declared as an infinite series (the discrete Gaussian's) is a number at the instance
+                expr = expr.xreplace({series: _series_value(series) for series in expr.atoms(sympy.Sum) if not series.free_symbols})
                 function = sympy.lambdify(density.outputs[0], expr, modules="mpmath")
                 try:
                     if density.discrete:

@@ -53,3 +53,26 @@ def test_json_output():
     result = invoke("laplace", "--json")
     document = json.loads(result.output)
     assert document["verdict"] == "proved" and document["certificate"]["steps"]
+
+
+def test_gaussian_zcdp_is_proved_with_its_certificate_exit_0():
+    result = invoke("gaussian-zcdp")
+    assert result.exit_code == 0, result.output
+    assert "PROVED" in result.output and "0.5-zCDP" in result.output and "[conversion]" in result.output
+
+
+def test_restated_zcdp_gdp_and_renyi_claims():
+    refuted = invoke("gaussian-zcdp", "--rho", "0.25")
+    assert refuted.exit_code == 1 and "D_alpha at alpha = 2" in refuted.output
+    assert invoke("gaussian-gdp", "--mu", "2").exit_code == 0
+    renyi = invoke("laplace", "--alpha", "2", "--epsilon", "0.5", "--json")
+    assert renyi.exit_code == 1 and json.loads(renyi.output)["claim"] == {"kind": "renyi", "alpha": [2.0], "epsilon": [0.5]}
+    point = invoke("gaussian-zcdp", "--claim", "approximate", "--delta", "1e-5")
+    assert point.exit_code == 0 and "delta_BW" in point.output
+
+
+def test_a_curve_claim_restated_without_its_parameter_is_one_line_exit_2():
+    result = invoke("laplace", "--claim", "zcdp")
+    assert result.exit_code == 2 and "--claim zcdp needs --rho" in result.output
+    result = invoke("gaussian-zcdp", "--claim", "approximate")
+    assert result.exit_code == 2 and "needs --delta or --epsilon" in result.output
