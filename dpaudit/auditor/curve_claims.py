@@ -190,6 +190,7 @@ def decide_curve_claim(result: Any, claim: Claim) -> Any:
             reason += (f"; not significant: at confidence {curve.confidence:g} the curve's estimate refutes it "
                        f"({estimate.describe()}), at {curve.verdict_confidence:g} it does not; more samples would settle it")
     check = {"refuted": decisive.refuted, "estimate_refutes": estimate.refuted,
-             "witness": decisive.witness if decisive.refuted else estimate.witness}
+             "witness": decisive.witness if decisive.refuted else estimate.witness,
+             "working_point": result.claim.as_dict()}
     return replace(result, claim=claim, verdict=verdict, decided_by=decided_by, reason=f"{reason}; {point}",
                    curve_check=check)

@@ -246,15 +246,22 @@ class AuditResult:
             text += f" --verdict-confidence {self.verdict_confidence:g}"
         return text + not_reproducible_suffix(self)
 
+    def point_claim(self) -> Claim:
+        """The (epsilon, delta) claim the verification stage worked at: ``claim`` itself, or for a curve
+        claim the point recorded in ``curve_check["working_point"]`` (:mod:`dpaudit.auditor.curve_claims`)."""
+        point = self.curve_check.get("working_point") if self.curve_check else None
+        return claim_from_dict(point) if point else self.claim
+
     def bounds_line(self) -> str:
         """The estimate and the verdict's bound in one line, e.g. ``epsilon >= 1.0025 with confidence 0.95
         (estimate); at the verdict's confidence 0.999 epsilon >= 0.9910 <= claimed 1``."""
         text = f"epsilon >= {self.epsilon_lower_bound:.4f} with confidence {self.confidence:g}"
         if self.verdict_epsilon_lower_bound is None or self.verdict_confidence == self.confidence:
             return text + " (estimate and verdict)"
-        relation = ">" if self.verdict_epsilon_lower_bound > self.claim.epsilon else "<="
+        claimed = self.point_claim().epsilon
+        relation = ">" if self.verdict_epsilon_lower_bound > claimed else "<="
         return (f"{text} (estimate); at the verdict's confidence {self.verdict_confidence:g} epsilon >= "
-                f"{self.verdict_epsilon_lower_bound:.4f} {relation} claimed {self.claim.epsilon:g}")
+                f"{self.verdict_epsilon_lower_bound:.4f} {relation} claimed {claimed:g}")
 
     def summary(self) -> str:
         return (

@@ -63,12 +63,14 @@ def _print_result(result: Any, reproduction: str) -> None:
         click.echo(f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound; estimate and verdict)")
     else:
         decisive = result.verdict_epsilon_lower_bound
-        relation = ">" if decisive > result.claim.epsilon else "<="
+        claimed = result.point_claim().epsilon  # a curve claim's working point (its verdict comes from the curve)
+        relation = ">" if decisive > claimed else "<="
         click.echo(f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound; the estimate)")
+        at_point = " at the working point" if result.curve_check else ""
         click.echo(f"  verdict : epsilon >= {decisive:.4f} with confidence {result.verdict_confidence:g}, {relation} claimed "
-                   f"{result.claim.epsilon:g}" + (f" (decided by the {result.decided_by})" if result.decided_by else ""))
+                   f"{claimed:g}{at_point}" + (f" (decided by the {result.decided_by})" if result.decided_by else ""))
     if result.delta_lower_bound is not None:
-        click.echo(f"  delta   >= {result.delta_lower_bound:.3g} at epsilon = {result.claim.epsilon:g}")
+        click.echo(f"  delta   >= {result.delta_lower_bound:.3g} at epsilon = {result.point_claim().epsilon:g}")
     for scope in ("implementation", "algorithmic"):
         entry = result.bounds_by_scope.get(scope)
         if entry is not None:
