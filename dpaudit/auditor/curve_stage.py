@@ -3,7 +3,8 @@
 After the verification stage, on the pair it verified:
 
 1. a *pilot* of ``search_budget(N)`` outputs per side (spawn addresses ``(6, 0, side)``) fixes the
-   family: thresholds at the pooled pilot's tail quantiles on each numeric feature of the output
+   family: thresholds at the pooled pilot's tail quantiles on the output (for vectors: the verified
+   threshold events' features, the sum and the first coordinates)
    (:func:`.curve.threshold_family`; tail masses down to ``3 / N``) plus the audit's verified events;
 2. N fresh outputs per side (addresses ``(6, 1, side)``) are counted in every event of the family,
    and :func:`.curve.measure_curve` turns the counts into bounds simultaneous over the curve.
@@ -29,10 +30,12 @@ MAX_CURVE_FEATURES = 4
 
 
 def _features(width: int, chosen: list[Scored], categorical: frozenset[int]) -> list[Feature]:
-    """The scalar output itself; for vectors the features of the verified threshold events, else the first coordinates."""
+    """The scalar output itself; for vectors the features of the verified threshold events, the sum (the
+    sufficient statistic of independent noise on every coordinate) and the first coordinates."""
     if width == 1:
         return [] if 0 in categorical else [Feature("value")]
     found = [s.event.feature for s in chosen if isinstance(s.event, Threshold)]
+    found += [] if categorical else [Feature("sum")]
     found += [Feature("coordinate", index=i) for i in range(width) if i not in categorical]
     return list(dict.fromkeys(found))[:MAX_CURVE_FEATURES]
 
