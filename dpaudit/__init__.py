@@ -61,13 +61,14 @@ _PUBLIC = {
     "ProofResult": "dpaudit.proofs",
     "audit": "dpaudit.auditor",
     "AuditResult": "dpaudit.auditor",
+    "EmpiricalCurve": "dpaudit.auditor",
     "report": "dpaudit.reports",
 }
 
 __all__ = ["__version__", *sorted(_PUBLIC)]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from .auditor import AuditResult, audit
+    from .auditor import AuditResult, EmpiricalCurve, audit
     from .claims import ApproxDP, Claim, GaussianDP, PrivacyCurve, ProbabilisticDP, PureDP, RenyiDP, ZeroConcentratedDP
     from .errors import (
         DPAuditError,

@@ -4,12 +4,13 @@
 
 * ``MaxDivergence`` -- pure DP: ``PureDP(map(d_in))``;
 * ``Approximate<MaxDivergence>`` -- ``ApproxDP(*map(d_in))``;
-* ``ZeroConcentratedDivergence`` -- rho = map(d_in) is audited at the (epsilon, delta) it implies,
-  through OpenDP's own ``make_zCDP_to_approxDP`` (the conversion of Canonne, Kamath & Steinke 2020,
-  Prop. 12: delta = inf_{alpha > 1} exp((alpha - 1)(alpha rho - epsilon)) / (alpha - 1)
-  (1 - 1/alpha)^alpha, never looser than Bun & Steinke 2016, Prop. 1.3:
-  epsilon = rho + 2 sqrt(rho ln(1/delta))), at ``delta=`` if given, else ``ZCDP_DELTA``;
-* ``SmoothedMaxDivergence`` -- its privacy profile at the same delta.
+* ``ZeroConcentratedDivergence`` -- ``ZeroConcentratedDP(map(d_in))``: the audit decides rho-zCDP on
+  the whole empirical privacy curve (:mod:`dpaudit.auditor.curve_claims`).  With ``delta=`` it is
+  audited instead at the one (epsilon, delta) it implies there, through OpenDP's own
+  ``make_zCDP_to_approxDP`` (the conversion of Canonne, Kamath & Steinke 2020, Prop. 12: delta =
+  inf_{alpha > 1} exp((alpha - 1)(alpha rho - epsilon)) / (alpha - 1) (1 - 1/alpha)^alpha, never
+  looser than Bun & Steinke 2016, Prop. 1.3: epsilon = rho + 2 sqrt(rho ln(1/delta))));
+* ``SmoothedMaxDivergence`` -- its privacy profile at ``delta=`` if given, else ``ZCDP_DELTA``.
 
 **Neighbours.**  From the input metric at ``d_in``: ``AbsoluteDistance``, ``L1Distance``,
 ``L2Distance``, ``LInfDistance`` -> ``QueryDistance(d_in, norm)``; ``SymmetricDistance`` /
@@ -41,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from ..claims import ApproxDP, Claim, PureDP
+from ..claims import ApproxDP, Claim, PureDP, ZeroConcentratedDP
 from ..errors import InvalidArgument, InvalidDataset
 from ..mechanisms.base import Mechanism
 from ..neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Replace
@@ -49,7 +50,7 @@ from ..neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Rep
 __all__ = ["ZCDP_DELTA", "OpenDPSampler", "claim_at", "from_measurement", "relation_at"]
 
 ZCDP_DELTA = 1e-5
-"""The delta at which a zCDP measurement is audited when the caller gives none."""
+"""The delta at which a privacy profile (SmoothedMaxDivergence) is audited when the caller gives none."""
 
 _FLOATS = {"f32", "f64"}
 _INTS = {"i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize"}
@@ -145,8 +146,8 @@ def relation_at(measurement: Any, d_in: Any) -> NeighbourRelation:
 def claim_at(measurement: Any, d_in: Any, delta: float | None = None) -> tuple[Claim, str]:
     """The claim the privacy map makes at ``d_in``, and one line saying how it was read.
 
-    A zCDP measurement's rho is converted to (epsilon, delta) at ``delta`` (default ``ZCDP_DELTA``)
-    by OpenDP's ``make_zCDP_to_approxDP`` (Canonne, Kamath & Steinke 2020, Prop. 12).
+    A zCDP measurement's claim is ``ZeroConcentratedDP(rho)``, or with ``delta`` the (epsilon, delta)
+    OpenDP's ``make_zCDP_to_approxDP`` gives there (Canonne, Kamath & Steinke 2020, Prop. 12).
     """
     dp = _prelude()
     measure = _type_name(measurement.output_measure.type)
@@ -158,6 +159,9 @@ def claim_at(measurement: Any, d_in: Any, delta: float | None = None) -> tuple[C
         epsilon, map_delta = (float(v) for v in measurement.map(d_in))
         claim = ApproxDP(epsilon, map_delta) if map_delta else PureDP(epsilon)
         return claim, f"approximate DP: map(d_in={d_in!r}) = (epsilon {epsilon:.6g}, delta {map_delta:g})"
+    if _type_name(measurement.output_measure.type) == "ZeroConcentratedDivergence" and delta is None:
+        rho = float(measurement.map(d_in))
+        return ZeroConcentratedDP(rho), f"zCDP: map(d_in={d_in!r}) = rho {rho:.6g}, audited on its whole privacy curve"
     at = ZCDP_DELTA if delta is None else float(delta)
     if not 0 < at < 1:
         raise InvalidArgument(f"delta={delta!r} must lie in (0, 1) to convert the measurement's {measure} to (epsilon, delta)")

@@ -9,7 +9,9 @@ The stages sit here: :mod:`.audit` (the audit), :mod:`.pairs` and :mod:`.relatio
 (verification with anytime-valid early stopping), :mod:`.bounds` (Clopper-Pearson union bound, exact
 joint ratio test, multiplicity), :mod:`.scopes` (implementation and algorithmic bounds),
 :mod:`.probabilistic` (the probabilistic-DP bad-set test), :mod:`.sensitivity` (falsifying a declared
-sensitivity), :mod:`.result`.  Two rooms: :mod:`.events` (the event families behind one interface,
+sensitivity), :mod:`.targeting` (the search score at delta > 0), :mod:`.curve`, :mod:`.curve_stage`
+and :mod:`.curve_claims` (the empirical privacy curve and the verdicts of curve claims), :mod:`.result`.
+Two rooms: :mod:`.events` (the event families behind one interface,
 the float-leak families in :mod:`.events.leaks`, side channels) and :mod:`.run` (seeded chunked
 sampling, executors, shipping to workers, checkpoints, progress).
 """
@@ -17,7 +19,8 @@ sampling, executors, shipping to workers, checkpoints, progress).
 from __future__ import annotations
 
 from .audit import DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_VERDICT_CONFIDENCE, audit, search_budget
+from .curve import EmpiricalCurve
 from .result import AuditResult, Verdict, VerifiedEvent
 
-__all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_VERDICT_CONFIDENCE", "AuditResult", "Verdict",
-           "VerifiedEvent", "audit", "search_budget"]
+__all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_VERDICT_CONFIDENCE", "AuditResult", "EmpiricalCurve",
+           "Verdict", "VerifiedEvent", "audit", "search_budget"]

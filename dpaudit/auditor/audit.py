@@ -73,10 +73,11 @@ from .._validation import (
     check_unit_interval,
 )
 from ..errors import InvalidArgument, MechanismError
-from .curve_claims import check_auditable
 from ..mechanisms.base import RANDOMNESS
 from ..mechanisms.targets import is_plain_callable, load_target, resolve
 from . import bounds
+from .curve_claims import decide_curve_claim, is_curve_claim, working_point
+from .curve_stage import curve_stage
 from .events.family import Scored
 from .events.leaks.events import (
     DEFAULT_CHECKS,
@@ -104,6 +105,7 @@ from .run.shipping import leave_if_rerun_by_worker
 from .scopes import bounds_by_scope, describe, implementation_only, with_both_scopes
 from .screening import outcome_from_record, search_record, search_stage
 from .sequential import schedule
+from .targeting import targeted_score
 from .verification import verify
 
 __all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_VERDICT_CONFIDENCE", "MAX_SAMPLES", "MIN_SAMPLES",
@@ -183,6 +185,7 @@ def audit(
     d_in: Any = None,
     randomness: str | None = None,
     learned: bool = True,
+    curve: bool = False,
 ) -> AuditResult:
     """Lower-bound, with confidence ``confidence``, the epsilon that ``target`` realises; decide at ``verdict_confidence``.
 
@@ -268,6 +271,11 @@ def audit(
     learned : bool
         On vector outputs, add the learned events of :mod:`.events.learned` to the search: a logistic
         regression trained on a quarter of the search samples, its score thresholded on the rest.
+    curve : bool
+        Also bound the whole privacy curve delta(epsilon) of the verified pair from below, simultaneously
+        over the curve, with lower bounds on mu (Gaussian DP) and rho (zCDP) derived from it
+        (``AuditResult.curve``; :mod:`.curve`, :mod:`.curve_stage`): costs ``search_budget(N)`` + N more
+        outputs per side.
 
     Returns
     -------
@@ -302,6 +310,8 @@ def audit(
         check_one_of("randomness", randomness, RANDOMNESS)
     if not isinstance(learned, (bool, np.bool_)):
         raise InvalidArgument(f"learned={learned!r} must be True or False")
+    if not isinstance(curve, (bool, np.bool_)):
+        raise InvalidArgument(f"curve={curve!r} must be True or False")
     if progress is not None and not isinstance(progress, (bool, np.bool_)):
         raise InvalidArgument(f"progress={progress!r} must be True, False or None (a bar when stderr is a terminal)")
     checks = check_names(checks)
@@ -316,8 +326,10 @@ def audit(
     )
     channels, channel_notes = observed(mechanism, checks, explicit)
     as_given, mechanism = mechanism, with_side_channels(mechanism, channels) if channels else mechanism
+    curve_claim = mechanism.claim if is_curve_claim(mechanism.claim) else None
+    if curve_claim is not None:  # decided on its whole curve (:mod:`.curve_claims`); the stages work at one point
+        mechanism, curve = replace(mechanism, claim=working_point(curve_claim)), True
     claim = mechanism.claim
-    check_auditable(claim)
     claim_delta = float(claim.delta)
     chosen_method = _pick_method(method, claim_delta)
     pairs, notes = candidate_pairs(mechanism, pair, data=data, check=relation.relation is not None)
@@ -330,7 +342,7 @@ def audit(
     # thousands of noisy small-mass events is biased upwards (winner's curse) and picks tails.
     search_level = bounds.bonferroni_confidence(confidence, SEARCH_EVENTS)
 
-    def score(ka, na, kb, nb):
+    def strict_score(ka, na, kb, nb):
         return bounds.epsilon_lower_bound(chosen_method, ka, na, kb, nb, search_level, claim_delta)
 
     # The held-out re-scoring of the pair screening (:mod:`.screening`) ranks a shortlist by the
@@ -346,6 +358,12 @@ def audit(
     def rescore(ka, na, kb, nb):
         expected_a, expected_b = np.asarray(ka, dtype=float) * (n / na), np.asarray(kb, dtype=float) * (n / nb)
         return bounds.epsilon_lower_bound(chosen_method, expected_a, n, expected_b, n, verification_level, claim_delta)
+
+    # At delta > 0 the event is chosen for the bound the verification will give at the claimed delta
+    # (:mod:`.targeting`): the strict score prefers events of too much mass for N.
+    estimate_plan = schedule(n, _adp_confidence(confidence, probabilistic), bool(early_stopping))
+    estimate_level = 1.0 - estimate_plan.alphas[estimate_plan.planned - 1] / candidates
+    score = targeted_score(n, estimate_level, claim_delta) if claim_delta > 0 else strict_score
 
     store = None
     if checkpoint is not None:
@@ -369,6 +387,8 @@ def audit(
         }
         if mechanism.randomness != "generator":  # how the function is called decides what its outputs are
             fingerprint["randomness"] = mechanism.randomness
+        if curve:
+            fingerprint["curve"] = True
         store = Checkpoint(checkpoint, fingerprint)
 
     runner = make_executor(executor, workers)
@@ -376,8 +396,9 @@ def audit(
     ref, ship_note = (None, None) if isinstance(runner, (InProcess, Threads)) else ship(as_given, target)
     if ref is not None and channels:
         ref = replace(ref, side_channels=channels)
-    bar = Progress((4 if probabilistic else 2) * (n_search + n), mechanism.name, progress)
-    certified = None
+    bar = Progress((4 if probabilistic else 2) * (n_search + n) + (2 * (n_search + n) if curve else 0),
+                   mechanism.name, progress)
+    certified, empirical = None, None
     try:
         draws = _draws(mechanism, ref, runner, seed, pairs[0][0], store, bar, relation, pair, data)
         # Which events speak of the implementation only (the probe fixed the output's columns).
@@ -403,6 +424,8 @@ def audit(
             draws, chosen, (a, b), plan, method=chosen_method, epsilon=claim.epsilon, delta=claim_delta,
             on_look=bar.bound,
         )
+        if curve:
+            empirical = curve_stage(draws, (a, b), n, n_search, chosen, confidence, verdict_confidence)
     finally:
         bar.close()
         if owned:
@@ -435,6 +458,8 @@ def audit(
     result = _result(mechanism, claim, chosen_method, n, seed, (confidence, verdict_confidence), plan, checked,
                      outcome, (a, b), pairs, notes, draws, run, started, tuple(findings), checks, relation,
                      implementation, certified)
+    result = replace(result, curve=empirical) if empirical is not None else result
+    result = decide_curve_claim(result, curve_claim) if curve_claim is not None else result
     return readable(result) if channels else result
 
 

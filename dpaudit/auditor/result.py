@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from ..claims import Claim, claim_from_dict
+from .curve import EmpiricalCurve
 
 __all__ = ["AuditResult", "Verdict", "VerifiedEvent", "from_plain", "not_reproducible_suffix", "plain"]
 
@@ -178,6 +179,16 @@ class AuditResult:
         ``decided_by`` scope of a violation decided by a verified event (``"algorithmic"`` or
         ``"implementation"``, else None); ``candidates``, the Bonferroni divisor both share.
         Empty when no leak family ran.
+    curve : EmpiricalCurve or None
+        With ``audit(..., curve=True)``: lower confidence bounds on the whole privacy curve
+        delta(epsilon) of the pair, simultaneous over the curve, with the lower bounds on mu
+        (Gaussian DP) and rho (zero-concentrated DP) derived from it (:mod:`dpaudit.auditor.curve`).
+    curve_check : dict
+        For a curve claim (zCDP, RDP, GDP, a privacy curve; :mod:`dpaudit.auditor.curve_claims`): whether
+        the curve's bounds refute it at the verdict's level (``refuted``) and at the estimate's
+        (``estimate_refutes``), and the ``witness``: the event, the test, and the point of the curve
+        (epsilon, the claimed delta, the lower bound on delta) or the Rényi order where it fails.
+        Empty for point claims.
     """
 
     target: str
@@ -215,6 +226,8 @@ class AuditResult:
     verdict_epsilon_lower_bound: float | None = None
     decided_by: str = ""
     bounds_by_scope: dict[str, Any] = field(default_factory=dict)
+    curve: EmpiricalCurve | None = None
+    curve_check: dict[str, Any] = field(default_factory=dict)
 
     @property
     def violation(self) -> bool:
@@ -233,15 +246,22 @@ class AuditResult:
             text += f" --verdict-confidence {self.verdict_confidence:g}"
         return text + not_reproducible_suffix(self)
 
+    def point_claim(self) -> Claim:
+        """The (epsilon, delta) claim the verification stage worked at: ``claim`` itself, or for a curve
+        claim the point recorded in ``curve_check["working_point"]`` (:mod:`dpaudit.auditor.curve_claims`)."""
+        point = self.curve_check.get("working_point") if self.curve_check else None
+        return claim_from_dict(point) if point else self.claim
+
     def bounds_line(self) -> str:
         """The estimate and the verdict's bound in one line, e.g. ``epsilon >= 1.0025 with confidence 0.95
         (estimate); at the verdict's confidence 0.999 epsilon >= 0.9910 <= claimed 1``."""
         text = f"epsilon >= {self.epsilon_lower_bound:.4f} with confidence {self.confidence:g}"
         if self.verdict_epsilon_lower_bound is None or self.verdict_confidence == self.confidence:
             return text + " (estimate and verdict)"
-        relation = ">" if self.verdict_epsilon_lower_bound > self.claim.epsilon else "<="
+        claimed = self.point_claim().epsilon
+        relation = ">" if self.verdict_epsilon_lower_bound > claimed else "<="
         return (f"{text} (estimate); at the verdict's confidence {self.verdict_confidence:g} epsilon >= "
-                f"{self.verdict_epsilon_lower_bound:.4f} {relation} claimed {self.claim.epsilon:g}")
+                f"{self.verdict_epsilon_lower_bound:.4f} {relation} claimed {claimed:g}")
 
     def summary(self) -> str:
         return (
@@ -255,6 +275,7 @@ class AuditResult:
         data["claim"] = self.claim.as_dict()
         data["verdict"] = self.verdict.value
         data["candidates"] = [c.as_dict() for c in self.candidates]
+        data["curve"] = self.curve.as_dict() if self.curve is not None else None
         return plain(data)
 
     @classmethod
@@ -270,4 +291,6 @@ class AuditResult:
                 values[name] = from_plain(values[name])
         values["findings"] = tuple(data.get("findings", ()))
         values["checks"] = tuple(data.get("checks", ()))
+        if data.get("curve") is not None:
+            values["curve"] = EmpiricalCurve.from_dict(data["curve"])
         return cls(**values)

@@ -63,12 +63,14 @@ def _print_result(result: Any, reproduction: str) -> None:
         click.echo(f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound; estimate and verdict)")
     else:
         decisive = result.verdict_epsilon_lower_bound
-        relation = ">" if decisive > result.claim.epsilon else "<="
+        claimed = result.point_claim().epsilon  # a curve claim's working point (its verdict comes from the curve)
+        relation = ">" if decisive > claimed else "<="
         click.echo(f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound; the estimate)")
+        at_point = " at the working point" if result.curve_check else ""
         click.echo(f"  verdict : epsilon >= {decisive:.4f} with confidence {result.verdict_confidence:g}, {relation} claimed "
-                   f"{result.claim.epsilon:g}" + (f" (decided by the {result.decided_by})" if result.decided_by else ""))
+                   f"{claimed:g}{at_point}" + (f" (decided by the {result.decided_by})" if result.decided_by else ""))
     if result.delta_lower_bound is not None:
-        click.echo(f"  delta   >= {result.delta_lower_bound:.3g} at epsilon = {result.claim.epsilon:g}")
+        click.echo(f"  delta   >= {result.delta_lower_bound:.3g} at epsilon = {result.point_claim().epsilon:g}")
     for scope in ("implementation", "algorithmic"):
         entry = result.bounds_by_scope.get(scope)
         if entry is not None:
@@ -86,6 +88,8 @@ def _print_result(result: Any, reproduction: str) -> None:
         f"({result.samples} verification + {result.search_samples} search samples per side)"
     )
     click.echo(f"  reason  : {result.reason}")
+    if result.curve is not None:
+        _print_curve(result.curve)
     for note in result.notes:
         click.echo(f"  note    : {note}")
     for finding in result.findings:
@@ -104,6 +108,16 @@ def _print_result(result: Any, reproduction: str) -> None:
     if not result.reproducible:
         click.echo(f"  reproducible: no -- {result.reproducibility}")
     click.echo(f"  reproduce: {reproduction}{not_reproducible_suffix(result)}")
+
+
+def _print_curve(curve: Any) -> None:
+    """The empirical curve in a few lines: epsilon(delta) at four deltas, mu and rho, the method."""
+    points = ", ".join(f"eps({d:g}) >= {curve.epsilon_lower_bound(d):.4f}" for d in (1e-2, 1e-3, 1e-4, 1e-5))
+    click.echo(f"  curve   : {points} (simultaneous, confidence {curve.confidence:g})")
+    click.echo(f"  curve   : mu >= {curve.mu_lower_bound:.4f} (Gaussian DP), rho >= {curve.rho_lower_bound:.4f} (zCDP); "
+               f"at {curve.verdict_confidence:g}: mu >= {curve.verdict_mu_lower_bound:.4f}, "
+               f"rho >= {curve.verdict_rho_lower_bound:.4f}")
+    click.echo(f"  curve   : {curve.method}, {curve.sample_sizes[0]} fresh samples per side")
 
 
 @click.command("audit")
@@ -171,6 +185,8 @@ def _print_result(result: Any, reproduction: str) -> None:
 @click.option("--sensitivity-check", is_flag=True, help="Also falsify the declared sensitivity (slow: seconds).")
 @click.option("--no-draw-count", is_flag=True, help="Do not record the random draws of each run of a one-run function.")
 @click.option("--wall-time", is_flag=True, help="Also record each run's wall time (one-run functions; noisy under load).")
+@click.option("--curve", "with_curve", is_flag=True,
+              help="Also bound the whole privacy curve delta(epsilon) of the pair, with lower bounds on mu (GDP) and rho (zCDP).")
 @json_option
 @debug_option
 @guarded
@@ -201,6 +217,7 @@ def audit(
     sensitivity_check: bool,
     no_draw_count: bool,
     wall_time: bool,
+    with_curve: bool,
     as_json: bool,
     debug: bool,
 ) -> None:
@@ -252,6 +269,7 @@ def audit(
             d_in=d_in,
             randomness=randomness,
             learned=not no_learned_events,
+            curve=with_curve,
         )
     except MechanismError as exc:
         raise MechanismError(f"{exc}{inputs_note(pair, data)} (rerun with --seed {seed})") from exc
@@ -264,7 +282,7 @@ def audit(
                            (f"--search-samples {search_samples}", search_samples is not None), ("--no-early-stop", no_early_stop), ("--no-float-checks", no_float_checks),
                            ("--no-correlation-check", no_correlation_check), ("--sensitivity-check", sensitivity_check),
                            ("--no-draw-count", no_draw_count), ("--wall-time", wall_time),
-                           ("--no-learned-events", no_learned_events))
+                           ("--no-learned-events", no_learned_events), ("--curve", with_curve))
         if used
     )
     if as_json:

@@ -154,6 +154,8 @@ def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool)
 @click.option("--seed", type=int, default=None, help="Seed that reproduces the report (default: drawn; fixed with --all).")
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence of the audit's bounds.")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Draw the figures.")
+@click.option("--curve", "with_curve", is_flag=True,
+              help="Also measure the empirical privacy curve and plot it beside the claimed curve.")
 @click.option("--skip-check", "skip_checks", multiple=True,
               type=click.Choice(["float-support", "lattice", "correlated-noise", "sensitivity"]),
               help="An implementation check not to run (repeatable).")
@@ -178,6 +180,7 @@ def report(
     seed: int | None,
     confidence: float,
     plots: bool,
+    with_curve: bool,
     skip_checks: tuple[str, ...],
     proof_timeout: float | None,
     jobs: int | None,
@@ -202,7 +205,7 @@ def report(
     pair = parse_pair(a_json, b_json)
     data = None if data_json is None else parse_input("--data", data_json)
     options = dict(epsilon=epsilon, delta=delta, d_in=d_in, samples=samples, seed=seed, confidence=confidence, plots=plots,
-                   proof_timeout=proof_timeout, skip_checks=skip_checks)
+                   proof_timeout=proof_timeout, skip_checks=skip_checks, curve=with_curve)
     if all_:
         if epsilon is not None or delta is not None or d_in is not None:
             raise InvalidArgument("--epsilon, --delta and --d-in state one mechanism's claim; they do not apply to --all")

@@ -124,6 +124,7 @@ def build_report(
     pair: tuple[Any, Any] | None = None,
     data: Any = None,
     neighbours: Any = None,
+    curve: bool = False,
 ) -> dict[str, Any]:
     """The report document of ``target`` (a Mechanism, catalogue name, ``module:attr`` or plain function).
 
@@ -155,6 +156,9 @@ def build_report(
     pair, data, neighbours : optional
         The audit's inputs, as in :func:`dpaudit.audit` (a plain function's pair is audited as given,
         under the relation its shapes state).
+    curve : bool
+        Also measure the empirical privacy curve (``dpaudit.audit(..., curve=True)``) and plot it beside
+        the claimed curve (always done for a zCDP, RDP, GDP or privacy-curve claim).
 
     Returns
     -------
@@ -164,7 +168,6 @@ def build_report(
     from ..auditor import audit
     from ..auditor.relation import check_pair, parse_relation
     from ..auditor.result import not_reproducible_suffix
-    from ..auditor.curve_claims import check_auditable
     from ..auditor.run.sampling import fresh_seed
     from ..mechanisms.targets import is_plain_callable, load_target, resolve
     from .checks import CHECKS, audit_checks, implementation_checks
@@ -182,7 +185,6 @@ def build_report(
     tick = progress or (lambda stage: None)
     loaded = load_target(target)  # once: a file.py:attr target is imported here, not again for the audit
     mechanism = resolve(loaded, epsilon=epsilon, delta=delta, d_in=d_in)
-    check_auditable(mechanism.claim)  # a curve claim (zCDP, RDP, GDP) is reported at the point --delta names
     seed = fresh_seed() if seed is None else seed
 
     proof_section = _proof_section(mechanism, proof_timeout, epsilon is not None or delta is not None)
@@ -190,7 +192,7 @@ def build_report(
     audited, claim = (loaded, dict(epsilon=epsilon, delta=delta)) if is_plain_callable(loaded) else (mechanism, {})
     audit_section, _ = _stage(lambda: audit(audited, **claim, samples=samples, seed=seed, confidence=confidence,
                                             checks=audit_checks(skip), executor=executor, pair=pair, data=data,
-                                            neighbours=neighbours))
+                                            neighbours=neighbours, curve=curve))
     tick("audit")
     audit_dict = audit_section["result"]
     implementation = jsonable(implementation_checks(mechanism, audit_dict, skip=skip)) if checks else []
@@ -205,7 +207,7 @@ def build_report(
         "plot_samples": min(plot_samples or PLOT_SAMPLES, audit_dict["samples"]) if audit_dict else None,
         "elapsed_s": round(time.perf_counter() - started, 3),
         "reproduce": _reproduce(mechanism.name, target, epsilon, delta, audit_dict, seed, confidence, skip, d_in,
-                                {"pair": pair, "data": data, "neighbours": neighbours})
+                                {"pair": pair, "data": data, "neighbours": neighbours}, curve)
         + (not_reproducible_suffix(audit_dict) if audit_dict else ""),
     }
     return assemble(mechanism, proof=proof_section, audit=audit_section, implementation=implementation,
@@ -213,7 +215,8 @@ def build_report(
 
 
 def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, confidence: float,
-               skip: tuple[str, ...], d_in: Any = None, inputs: dict[str, Any] | None = None) -> str:
+               skip: tuple[str, ...], d_in: Any = None, inputs: dict[str, Any] | None = None,
+               curve: bool = False) -> str:
     """The command (a named target) or the call (a Mechanism object) that makes this report again."""
 
     options = {"seed": seed, "confidence": confidence, "samples": audit_dict["samples"] if audit_dict else None,
@@ -222,7 +225,8 @@ def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, co
     inputs = {k: v for k, v in (inputs or {}).items() if v is not None}
     if not isinstance(target, str):
         arguments = ", ".join(f"{k.replace('-', '_')}={v!r}"
-                              for k, v in [*given.items(), *inputs.items(), *([("skip_checks", skip)] if skip else [])])
+                              for k, v in [*given.items(), *inputs.items(), *([("skip_checks", skip)] if skip else []),
+                                           *([("curve", True)] if curve else [])])
         return f"dpaudit.reports.build_report(<the Mechanism {name!r}>, {arguments})"
     flags = [f"--{k} {v!r}" for k, v in given.items()]  # repr: floats exactly
     if "pair" in inputs:
@@ -235,6 +239,7 @@ def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, co
 
         flags.append(f"--neighbours {relation_spec(inputs['neighbours'])}")
     flags += [f"--skip-check {s}" for s in skip]
+    flags += ["--curve"] if curve else []
     return f"dpaudit report {target} {' '.join(flags)} -o report.html"
 
 

@@ -64,7 +64,8 @@ def report_from_audit(
         check_positive_int("plot_samples", plot_samples)
     if isinstance(result, dict):
         result = AuditResult.from_dict(result)
-    mechanism = resolve(target, epsilon=result.claim.epsilon, delta=result.claim.delta)
+    point = result.point_claim()  # a curve claim is restated below, as probabilistic DP is
+    mechanism = resolve(target, epsilon=point.epsilon, delta=point.delta)
     if mechanism.claim != result.claim:  # e.g. a probabilistic-DP claim, which resolve() cannot restate
         mechanism = replace(mechanism, claim=result.claim)
     relation = (result.neighbours or {}).get("relation")

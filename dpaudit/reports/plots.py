@@ -9,7 +9,10 @@ stage keeps counts, not samples -- seeded from the audit's recorded seed through
 * :func:`privacy_loss` -- the empirical privacy-loss distribution L(y) = ln p_a(y) - ln p_b(y),
   y ~ M(a), against the declared density's (when a density exists);
 * :func:`bound_curve` -- the epsilon lower bound against the sample size, with its confidence band;
-* :func:`delta_curve` -- for (epsilon, delta) claims, the empirical delta(epsilon) against the claimed.
+* :func:`delta_curve` -- for (epsilon, delta) claims, the empirical delta(epsilon) against the claimed;
+* :func:`privacy_curve` -- when the audit measured the empirical privacy curve (``audit(..., curve=True)``,
+  and every audit of a zCDP, RDP, GDP or privacy-curve claim): its simultaneous lower bound on
+  delta(epsilon) at both levels beside the claimed curve (no re-sample: the audit's own bounds).
 
 The bounds are the auditor's (:mod:`dpaudit.auditor.bounds`); no statistic is computed here.
 """
@@ -346,6 +349,14 @@ def claimed_delta(epsilon: np.ndarray, epsilon0: float, delta0: float) -> np.nda
     return np.where(epsilon < epsilon0, below, delta0)
 
 
+def _delta_axes(ax: Any, linthresh: float) -> None:
+    """delta against epsilon, delta on a symlog scale linear below ``linthresh`` (at least 1e-12)."""
+    ax.set_yscale("symlog", linthresh=max(linthresh, 1e-12))
+    ax.set_xlabel("epsilon")
+    ax.set_ylabel("delta")
+    ax.legend(loc="upper right", fontsize=6)
+
+
 def delta_curve(sample: Resample, event: Any, audit: dict[str, Any]) -> dict[str, Any] | None:
     """Empirical delta(epsilon) (plug-in over atoms or bins, and the event's lower bound) vs the claim."""
     from ..auditor import bounds
@@ -375,10 +386,7 @@ def delta_curve(sample: Resample, event: Any, audit: dict[str, Any]) -> dict[str
         lower = [float(bounds.delta_lower_bound(ka, na, kb, nb, float(e), float(audit["confidence"]))) for e in grid]
         ax.plot(grid, lower, color=_COLOURS[3], lw=1.5, label="lower bound (audited event)")
     ax.plot([eps0], [delta0], marker="o", color=_COLOURS[1], ls="none")
-    ax.set_yscale("symlog", linthresh=max(delta0 / 10, 1e-12))
-    ax.set_xlabel("epsilon")
-    ax.set_ylabel("delta")
-    ax.legend(loc="upper right", fontsize=6)
+    _delta_axes(ax, delta0 / 10)
     caption = (
         f"Hockey-stick divergence delta(epsilon) of M(a) from M(b). Claimed: the envelope every "
         f"({eps0:g}, {delta0:g})-DP mechanism stays under. Plug-in: sum over atoms or bins of "
@@ -387,6 +395,58 @@ def delta_curve(sample: Resample, event: Any, audit: dict[str, Any]) -> dict[str
         + sample.how
     )
     return _plot("delta-curve", "delta(epsilon)", caption, fig)
+
+
+def claimed_curve(claim: dict[str, Any], epsilon: np.ndarray) -> tuple[np.ndarray, str]:
+    """The claim's delta(epsilon) on ``epsilon`` and its label: a curve claim's own curve
+    (:mod:`dpaudit.conversions`), else the envelope of :func:`claimed_delta` (pure: delta0 = 0)."""
+    from ..claims import CURVE_KINDS, claim_from_dict
+
+    if claim.get("kind") in CURVE_KINDS:
+        stated = claim_from_dict(claim)
+        return np.array([stated.delta_at_epsilon(float(e)) for e in epsilon]), f"claimed: {stated}"
+    return claimed_delta(epsilon, float(claim["epsilon"]), float(claim.get("delta") or 0.0)), "claimed (envelope)"
+
+
+def privacy_curve(audit: dict[str, Any]) -> dict[str, Any] | None:
+    """The audit's empirical privacy curve (lower bounds at both levels, the band between) beside the claimed curve."""
+    curve = audit.get("curve")
+    if not curve:
+        return None
+    epsilon = np.asarray(curve["epsilons"], dtype=float)
+    lower, verdict_lower = np.asarray(curve["delta_lower"], float), np.asarray(curve["verdict_delta_lower"], float)
+    claimed, label = claimed_curve(audit["claim"], epsilon)
+    fig, ax = _figure("privacy curve: empirical lower bound against the claim")
+    ax.fill_between(epsilon, verdict_lower, lower, color=_COLOURS[0], alpha=0.25, lw=0,
+                    label=f"between the two levels ({curve['verdict_confidence']:g} and {curve['confidence']:g})")
+    ax.plot(epsilon, lower, color=_COLOURS[0], lw=1.5, label=f"lower bound, confidence {curve['confidence']:g}")
+    ax.plot(epsilon, verdict_lower, color=_COLOURS[0], lw=1, ls=":", label=f"lower bound, verdict {curve['verdict_confidence']:g}")
+    ax.plot(epsilon, claimed, color=_COLOURS[1], ls="--", lw=1, label=label)
+    check = audit.get("curve_check") or {}
+    witness = check.get("witness") if check.get("refuted") else None
+    if witness is not None and "epsilon" in witness:
+        ax.plot([witness["epsilon"]], [witness["delta_lower_bound"]], marker="x", color=_COLOURS[1], ls="none",
+                label="where the claim fails")
+    positive = np.r_[lower[lower > 0], claimed[claimed > 0]]
+    _delta_axes(ax, float(positive.min()) if positive.size else 1e-6)
+    caption = (
+        f"Empirical privacy curve of the pair a = {audit['pair'][0]!r}, b = {audit['pair'][1]!r}: for every epsilon, "
+        f"a lower confidence bound on delta(epsilon) = sup_S P_a(S) - e^epsilon P_b(S) over both orders, "
+        f"simultaneous over the whole curve ({curve['method']}; {curve['sample_sizes'][0]} fresh samples per side). "
+        f"mu >= {curve['mu_lower_bound']:.4g} (Gaussian DP) and rho >= {curve['rho_lower_bound']:.4g} (zCDP) at "
+        f"{curve['confidence']:g}. A claimed curve below the lower bound anywhere is refuted there."
+    )
+    return _plot("privacy-curve", "Privacy curve", caption, fig)
+
+
+def _at_working_point(audit: dict[str, Any]) -> dict[str, Any]:
+    """``audit`` with a curve claim replaced by the (epsilon, delta) point its stages worked at, for the
+    figures that read one epsilon (:func:`dpaudit.auditor.curve_claims.working_point`)."""
+    from ..auditor.curve_claims import is_curve_claim, working_point
+    from ..claims import claim_from_dict
+
+    claim = claim_from_dict(audit["claim"])
+    return {**audit, "claim": working_point(claim).as_dict()} if is_curve_claim(claim) else audit
 
 
 def all_plots(mechanism: Any, audit: dict[str, Any], n: int = PLOT_SAMPLES) -> list[dict[str, Any]]:
@@ -402,10 +462,12 @@ def all_plots(mechanism: Any, audit: dict[str, Any], n: int = PLOT_SAMPLES) -> l
     event = event_from_dict(spec, noise=getattr(mechanism, "noise", None)) if spec else None
     sample = resample(mechanism, pair, int(audit["seed"]), min(n, int(audit["samples"])))
     pair_text = f"a = {audit['pair'][0]!r}, b = {audit['pair'][1]!r}"
+    point = _at_working_point(audit)
     figures = [
         output_distributions(sample, event, audit.get("event", ""), pair_text),
-        privacy_loss(sample, mechanism, pair, float(audit["claim"]["epsilon"])),
-        bound_curve(sample, event, audit, mechanism.true_epsilon),
-        delta_curve(sample, event, audit),
+        privacy_loss(sample, mechanism, pair, float(point["claim"]["epsilon"])),
+        bound_curve(sample, event, point, mechanism.true_epsilon),
+        delta_curve(sample, event, point),
+        privacy_curve(audit),
     ]
     return [f for f in figures if f is not None]

@@ -70,7 +70,8 @@ def _claim(doc: dict[str, Any]) -> list[str]:
         ("mechanism", f"{escape(mechanism['name'])} — {escape(mechanism['description'])}"),
         ("family", escape(mechanism["family"])),
         ("claim", f"{escape(claim['statement'])} ({escape(claim['kind'])}, ε = {_number(claim['epsilon'])}, "
-                  f"δ = {_number(claim['delta'])})"),
+                  f"δ = {_number(claim['delta'])})" if "epsilon" in claim and "delta" in claim  # curve claims state no point
+         else f"{escape(claim['statement'])} ({escape(claim['kind'])})"),
         ("unit of privacy", f"{escape(unit['description'])} ({escape(unit['relation'])})"),
         ("declared sensitivity", _number(mechanism.get("sensitivity")) if mechanism.get("sensitivity") else None),
         ("known flaw", escape(mechanism["flaw"]) if mechanism.get("flaw") else None),
@@ -133,7 +134,8 @@ def _audit(doc: dict[str, Any]) -> list[str]:
         ("neighbours", escape(result["neighbours"]["statement"]) if result.get("neighbours") else None),
         ("event S", escape(result["event"])),
         ("counts", f"{ka} of {na} outputs of M(a) in S; {kb} of {nb} outputs of M(b) in S"),
-        ("ε lower bound", f"{_number(result['epsilon_lower_bound'])} (claimed {_number(result['claim']['epsilon'])})"),
+        ("ε lower bound", f"{_number(result['epsilon_lower_bound'])} (claimed {_claimed(result)})"),
+        ("privacy curve", _curve(result)),
         ("δ lower bound", _number(result["delta_lower_bound"]) if result.get("delta_lower_bound") is not None else None),
         ("method", f"{escape(result['method'])} bound at confidence {_number(result['confidence'], 6)}"
                    + (" (the estimate)" if _two_levels(result) else "")),
@@ -171,7 +173,22 @@ def _verdict_bound(result: dict[str, Any]) -> str | None:
     decided = f"; decided by the {escape(result['decided_by'])}" if result.get("decided_by") else ""
     return (f"ε ≥ {_number(result['verdict_epsilon_lower_bound'])} at confidence "
             f"{_number(result['verdict_confidence'], 6)}, the level the verdict is taken at (claimed "
-            f"{_number(result['claim']['epsilon'])}){decided}")
+            f"{_claimed(result)}){decided}")
+
+
+def _claimed(result: dict[str, Any]) -> str:
+    """The claimed epsilon, or for a curve claim (zCDP, RDP, GDP, a curve) its kind: it has no single epsilon."""
+    claim = result["claim"]
+    return _number(claim["epsilon"]) if "epsilon" in claim and "delta" in claim else f"{escape(claim['kind'])} curve"
+
+
+def _curve(result: dict[str, Any]) -> str | None:
+    """The empirical curve's headline figures (:class:`dpaudit.EmpiricalCurve`), when the audit measured it."""
+    curve = result.get("curve")
+    if not curve:
+        return None
+    return (f"μ ≥ {_number(curve['mu_lower_bound'])} (Gaussian DP), ρ ≥ {_number(curve['rho_lower_bound'])} (zCDP) at "
+            f"confidence {_number(curve['confidence'], 6)}; {escape(curve['method'])}")
 
 
 def _scope(result: dict[str, Any], name: str) -> str | None:

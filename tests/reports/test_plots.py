@@ -53,3 +53,22 @@ def test_approximate_claims_get_a_delta_curve():
     result = audit(mechanism, samples=5_000, seed=3)
     figures = all_plots(mechanism, result.as_dict(), n=2_000)
     assert "delta-curve" in {f["id"] for f in figures}
+
+
+def test_a_curve_claim_gets_the_privacy_curve_with_the_point_where_it_fails():
+    from dpaudit import GaussianDP, Mechanism, QueryDistance
+    from dpaudit.auditor import audit
+    from dpaudit.reports.plots import all_plots
+
+    def unit_gaussian(q, n, rng):
+        return np.rint((q + rng.normal(0.0, 1.0, size=n)) * 2**16) / 2**16
+
+    # N(0, 1) vs N(1, 1) is 1-GDP: 0.5-GDP is refuted (at 2 x 10^4 per side mu_LB is about 0.9).
+    mechanism = Mechanism(name="gaussian-sigma-1", claim=GaussianDP(0.5), neighbours=QueryDistance(1.0),
+                          sampler=unit_gaussian)
+    result = audit(mechanism, pair=(0.0, 1.0), samples=20_000, seed=3, executor="in-process")
+    assert result.violation and result.decided_by == "curve"
+    figures = {f["id"]: f for f in all_plots(mechanism, result.as_dict(), n=2_000)}
+    assert {"bound-curve", "privacy-curve"} <= set(figures)
+    assert "where the claim fails" in figures["privacy-curve"]["svg"]
+    assert "simultaneous over the whole curve" in figures["privacy-curve"]["caption"]
