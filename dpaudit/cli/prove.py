@@ -28,15 +28,17 @@ def _restated_claim(mechanism, claim_kind: str | None, epsilon: float | None, de
     if all(v is None for v in (claim_kind, epsilon, delta, rho, mu, alpha)):
         return None
     own = mechanism.claim
-    implied = "zcdp" if rho is not None else "gdp" if mu is not None else "renyi" if alpha is not None else None
+    implying = "rho" if rho is not None else "mu" if mu is not None else "alpha" if alpha is not None else None
+    implied = {"rho": "zcdp", "mu": "gdp", "alpha": "renyi", None: None}[implying]
     kind = claim_kind or implied or own.kind
+    stated = f"--claim {kind}" if claim_kind or not implied else f"--{implying} (a --claim {kind} claim)"
 
     def value(given: float | None, option: str, field: str) -> float:
         if given is not None:
             return given
         if own.kind == kind and kind != "renyi":
             return getattr(own, field)
-        raise InvalidArgument(f"--claim {kind} needs --{option} (the mechanism claims {own})")
+        raise InvalidArgument(f"{stated} needs --{option} too (the mechanism claims {own})")
 
     if kind == "zcdp":
         return ZeroConcentratedDP(value(rho, "rho", "rho"))

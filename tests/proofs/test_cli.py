@@ -73,7 +73,7 @@ def test_restated_zcdp_gdp_and_renyi_claims():
 
 def test_a_curve_claim_restated_without_its_parameter_is_one_line_exit_2():
     result = invoke("laplace", "--claim", "zcdp")
-    assert result.exit_code == 2 and "--claim zcdp needs --rho" in result.output
+    assert result.exit_code == 2 and "--claim zcdp needs --rho too" in result.output
     result = invoke("gaussian-zcdp", "--claim", "approximate")
     assert result.exit_code == 2 and "needs --delta or --epsilon" in result.output
 

@@ -136,3 +136,12 @@ def test_the_environment_records_what_reproduces_the_report():
     env = environment()
     assert {"dpaudit", "python", "numpy", "platform", "datetime_utc"} <= set(env)
     assert env["datetime_utc"].endswith("+00:00")
+
+
+@pytest.mark.parametrize(("kind", "words"), [("zcdp", "alpha*rho"), ("renyi", "epsilon(alpha)"),
+                                             ("gdp", "Phi^-1(1 - a)"), ("curve", "delta(epsilon)")])
+def test_a_curve_claims_report_states_its_own_definition(kind, words):
+    from dpaudit.reports.model import claim_equations
+
+    (equation,) = claim_equations(kind)
+    assert words in equation["text"] and equation["legend"] and equation["mathml"].startswith("<mrow>")

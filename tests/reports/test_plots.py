@@ -72,3 +72,4 @@ def test_a_curve_claim_gets_the_privacy_curve_with_the_point_where_it_fails():
     assert {"bound-curve", "privacy-curve"} <= set(figures)
     assert "where the claim fails" in figures["privacy-curve"]["svg"]
     assert "simultaneous over the whole curve" in figures["privacy-curve"]["caption"]
+
