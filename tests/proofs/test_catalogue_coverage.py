@@ -22,6 +22,11 @@ PROVED, REFUTED, UNKNOWN = Verdict.PROVED, Verdict.REFUTED, Verdict.UNKNOWN
 COVERAGE = {
     "above-threshold": NO_DENSITY,
     "clamped-mean-wrong-sensitivity": NO_DENSITY,
+    "dp-sgd": NO_DENSITY,
+    "dp-sgd-clip-after-sum": NO_DENSITY,
+    "dp-sgd-fixed-batch": NO_DENSITY,
+    "dp-sgd-last-step-no-multiplier": NO_DENSITY,
+    "dp-sgd-noise-batch-mean": NO_DENSITY,
     "exponential": (PROVED, "for all outputs and neighbours"),
     "exponential-no-factor-2": (REFUTED, ""),
     "gaussian": (PROVED, "Thm. A.1"),
