@@ -37,7 +37,7 @@ from dpaudit.mechanisms.dp_sgd import TrainingConfig, accountant_epsilon, dp_sgd
 from dpaudit.proofs.privacy_loss import check_accountant, exact_epsilon
 
 sys.path.insert(0, str(Path(__file__).parent))
-from tightness import write_results  # noqa: E402
+from tightness import write_results
 
 RESULTS = Path(__file__).parent / "results" / "dp_sgd.json"
 DELTA = 1e-5
@@ -60,10 +60,10 @@ def correct_grid(args) -> list[dict]:
                 result = dpaudit.audit(mechanism, samples=samples, seed=args.seed, confidence=CONFIDENCE)
                 seconds = time.perf_counter() - started
                 claim = mechanism.claim.epsilon
-                row = dict(steps=steps, q=q, sigma=sigma, claim=claim, rdp=rdp, exact_low=exact.low,
-                           exact_high=exact.high, samples=samples, bound=result.epsilon_lower_bound,
-                           ratio=result.epsilon_lower_bound / claim, verdict=result.verdict.value,
-                           event=result.event, seconds=seconds)
+                row = {"steps": steps, "q": q, "sigma": sigma, "claim": claim, "rdp": rdp, "exact_low": exact.low,
+                       "exact_high": exact.high, "samples": samples, "bound": result.epsilon_lower_bound,
+                       "ratio": result.epsilon_lower_bound / claim, "verdict": result.verdict.value,
+                       "event": result.event, "seconds": seconds}
                 rows.append(row)
                 print(f"{steps:>4} {q:>5g} {sigma:>5g} {claim:>8.4f} {rdp:>8.4f} [{exact.low:>8.4f}, {exact.high:>8.4f}] "
                       f"{samples:>9.0e} {row['bound']:>7.4f} {row['ratio']:>6.3f} {row['verdict']:<8} {seconds:.0f}", flush=True)
@@ -80,9 +80,9 @@ def flawed_twins(args) -> list[dict]:
         started = time.perf_counter()
         result = dpaudit.audit(mechanism, samples=args.flawed_samples, seed=args.seed)
         seconds = time.perf_counter() - started
-        row = dict(name=name, claim=mechanism.claim.epsilon, true_epsilon=mechanism.true_epsilon,
-                   bound=result.verdict_epsilon_lower_bound, verdict=result.verdict.value, event=result.event,
-                   seconds=seconds, flaw=mechanism.flaw)
+        row = {"name": name, "claim": mechanism.claim.epsilon, "true_epsilon": mechanism.true_epsilon,
+               "bound": result.verdict_epsilon_lower_bound, "verdict": result.verdict.value, "event": result.event,
+               "seconds": seconds, "flaw": mechanism.flaw}
         rows.append(row)
         print(f"{name:<32} claim {row['claim']:.4f} true {row['true_epsilon']:.4f} bound {row['bound']:.4f} "
               f"{row['verdict']:<9} {seconds:5.1f} s  event: {row['event']}", flush=True)
@@ -109,7 +109,7 @@ def accountants() -> list[dict]:
                               ("PLD at q / 2", wrong_q), ("RDP over epochs, not steps", epochs)):
         for sigma, q, steps in ((1.0, 0.01, 100), (0.8, 0.1, 20), (2.0, 1.0, 10)):
             check = check_accountant(accountant, sigma, q, steps, DELTA)
-            rows.append(dict(accountant=label, **check.as_dict()))
+            rows.append({"accountant": label, **check.as_dict()})
             print(f"{label:<27} sigma={sigma:<4g} q={q:<5g} T={steps:<4} {check.verdict:<14} {check.reason}")
     return rows
 
@@ -121,14 +121,14 @@ def one_run_vs_many(args) -> list[dict]:
     canaries = [tuple(np.eye(m)[k] * 4.0) + (1.0,) for k in range(m)]
     for sigma in (0.5, 1.0, 2.0):
         config = TrainingConfig(noise_multipliers=(sigma,), threat="black-box", canary=canaries[0])
-        one = one_run_audit(lambda d, rng: train(config, d, 1, rng)[0], canaries,
+        one = one_run_audit(lambda d, rng, config=config: train(config, d, 1, rng)[0], canaries,
                             lambda w, c: float(w @ np.asarray(c[:-1])), guesses=m // 10, delta=DELTA,
                             confidence=CONFIDENCE, seed=args.seed)
         mechanism = dp_sgd(sigma=sigma, threat="black-box")
         many = dpaudit.audit(mechanism, samples=args.grid_samples, seed=args.seed, confidence=CONFIDENCE)
         runs = 2 * (args.grid_samples + search_budget(args.grid_samples))
-        row = dict(sigma=sigma, theory=mechanism.claim.epsilon, one_run=one.epsilon_lower_bound, one_run_runs=1,
-                   correct=one.correct, guesses=one.guesses, many_run=many.epsilon_lower_bound, many_run_runs=runs)
+        row = {"sigma": sigma, "theory": mechanism.claim.epsilon, "one_run": one.epsilon_lower_bound, "one_run_runs": 1,
+               "correct": one.correct, "guesses": one.guesses, "many_run": many.epsilon_lower_bound, "many_run_runs": runs}
         rows.append(row)
         print(f"sigma={sigma:<4g} theory {row['theory']:.4f}  one-run {row['one_run']:.4f} ({one.correct}/{one.guesses} "
               f"correct, 1 run)  many-run {row['many_run']:.4f} (at most {runs} runs)")
@@ -147,8 +147,8 @@ def main() -> None:
     if args.quick:
         args.samples, args.grid_samples = 10**6, 2 * 10**4
     started = time.perf_counter()
-    payload = dict(correct=correct_grid(args), flawed=flawed_twins(args), accountants=accountants(),
-                   one_run=one_run_vs_many(args))
+    payload = {"correct": correct_grid(args), "flawed": flawed_twins(args), "accountants": accountants(),
+               "one_run": one_run_vs_many(args)}
     write_results(RESULTS, seed=args.seed, confidence=CONFIDENCE, started=started, **payload)
 
 

@@ -30,7 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_nonnegative_int, check_positive_int, check_probability_open, check_unit_interval
+from .._validation import (
+    check_nonnegative_int,
+    check_positive_int,
+    check_probability_open,
+    check_unit_interval,
+)
 from ..errors import InvalidArgument
 
 __all__ = ["OneRunResult", "one_run_audit", "one_run_epsilon", "one_run_p_value"]

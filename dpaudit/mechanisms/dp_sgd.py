@@ -46,7 +46,12 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_one_of, check_positive_finite, check_positive_int, check_unit_interval
+from .._validation import (
+    check_one_of,
+    check_positive_finite,
+    check_positive_int,
+    check_unit_interval,
+)
 from ..claims import ApproxDP
 from ..errors import InvalidArgument, InvalidDataset
 from ..neighbours import Canary

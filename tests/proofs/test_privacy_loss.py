@@ -7,7 +7,11 @@ import math
 import pytest
 
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.dp_sgd import accountant_epsilon, gaussian_epsilon, subsampled_gaussian_epsilon
+from dpaudit.mechanisms.dp_sgd import (
+    accountant_epsilon,
+    gaussian_epsilon,
+    subsampled_gaussian_epsilon,
+)
 from dpaudit.proofs.privacy_loss import check_accountant, exact_epsilon
 
 

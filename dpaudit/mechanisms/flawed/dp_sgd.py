@@ -28,8 +28,14 @@ from __future__ import annotations
 
 import math
 
-from ..dp_sgd import DATASET, TrainingConfig, dp_sgd_mechanism, gaussian_epsilon, subsampled_gaussian_epsilon
 from ..base import Mechanism
+from ..dp_sgd import (
+    DATASET,
+    TrainingConfig,
+    dp_sgd_mechanism,
+    gaussian_epsilon,
+    subsampled_gaussian_epsilon,
+)
 from ..registry import register
 
 __all__: list[str] = []
