@@ -23,7 +23,7 @@ import numpy as np
 
 import dpaudit
 from dpaudit.auditor import search_budget
-from dpaudit.auditor.sampling import CHUNK_VALUES
+from dpaudit.auditor.run.sampling import CHUNK_VALUES
 
 
 def best_time(function, repeat: int) -> float:

@@ -44,14 +44,14 @@ def ladder(maximum: int) -> list[int]:
 
 
 def lattice_ladder(mechanism, sizes: list[int], seed: int) -> tuple[int, object, float, float] | None:
-    """The leak check of :mod:`dpaudit.auditor.lattice` up the ladder on the first pair with scalar
+    """The leak check of :mod:`dpaudit.auditor.events.leaks.lattice` up the ladder on the first pair with scalar
     float outputs: (N, finding, seconds of that check, seconds of the ladder) at the first flag, None if never flagged.
 
     ``n_verify`` = N fresh outputs per side, ``n_search`` = max(N / 5, 100) more; the query values
     are passed so that the ulp-lattice lemma can prove the event empty (see lattice_check).
     """
-    from dpaudit.auditor.float_support import query_value
-    from dpaudit.auditor.lattice import lattice_check
+    from dpaudit.auditor.events.leaks.float_support import query_value
+    from dpaudit.auditor.events.leaks.lattice import lattice_check
 
     for a, b in mechanism.pairs:
         try:

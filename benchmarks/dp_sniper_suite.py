@@ -15,7 +15,7 @@ algorithm is measured, not the doubles), ``early_stopping=False`` (the whole bud
 size, not only the verdict), confidence 0.90 as DP-Sniper, N verification samples per side plus the
 search stage's N/2 (at most 5 x 10^5).  Every row is run twice: without the learned family
 (``learned=False``: thresholds, atoms, patterns, first-answer conjunctions, Fisher's direction) and
-with it (:mod:`dpaudit.auditor.learned`).  The ratio is dpaudit's bound / DP-Sniper's figure.
+with it (:mod:`dpaudit.auditor.events.learned`).  The ratio is dpaudit's bound / DP-Sniper's figure.
 
 DP-Sniper's figure was certified on 2 x 10^8 verification samples per side; "DPS@N" is what its own
 event certifies at dpaudit's N per side (the median outcome: its published probabilities p1, p2 as

@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 import dpaudit
-from dpaudit.auditor.leak_events import LEAK_FAMILIES
+from dpaudit.auditor.events.leaks.events import LEAK_FAMILIES
 
 
 def rr(bit, rng: np.random.Generator):

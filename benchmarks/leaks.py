@@ -19,8 +19,8 @@ which is the bound with P_a(S*) = m known exactly, all of alpha spent on the zer
 on search: adding outputs that M(b) can produce raises P_b(S) faster than the ratio gains (their
 loss is at most the claimed epsilon).  m is estimated here on 10^6 fresh outputs of M(0) against
 q_b = 1 (the best neighbouring pair of a count: the mass shrinks as |q| grows), exactly: outside
-the replayed noise support when the entry exposes its noise (:mod:`dpaudit.auditor.float_support`),
-else outside the doubles fl(1 + n) reaches (:class:`dpaudit.auditor.lattice.NotReachableFrom`); the
+the replayed noise support when the entry exposes its noise (:mod:`dpaudit.auditor.events.leaks.float_support`),
+else outside the doubles fl(1 + n) reaches (:class:`dpaudit.auditor.events.leaks.lattice.NotReachableFrom`); the
 ceiling uses the one-sided 0.999 Clopper-Pearson upper bound of m, so it is generous.  A bound >= 8
 at 10^5 per side therefore needs m >= e^8 ln(20) / 10^5 = 0.089: the Box-Muller Gaussian at a small
 epsilon spreads its noise so wide (sigma = 48 at epsilon = 0.1) that only about 3 % of its outputs
@@ -54,8 +54,8 @@ import numpy as np
 
 import dpaudit
 from dpaudit.auditor.bounds import cp_upper
-from dpaudit.auditor.float_support import support_match
-from dpaudit.auditor.lattice import NotReachableFrom
+from dpaudit.auditor.events.leaks.float_support import support_match
+from dpaudit.auditor.events.leaks.lattice import NotReachableFrom
 from dpaudit.mechanisms.flawed import floating_point
 from dpaudit.mechanisms.float_noise import numpy_laplace_noise
 

@@ -56,10 +56,12 @@ import numpy as np
 
 import dpaudit
 from dpaudit.auditor import bounds, search_budget
-from dpaudit.auditor.events import event_from_dict
+from dpaudit.auditor.events.sets import event_from_dict
 
 sys.path.insert(0, str(Path(__file__).parent))
-from peers import ANCHORS, CONFIDENCE as PEER_CONFIDENCE, SAMPLES_PER_SIDE as PEER_SAMPLES  # noqa: E402
+from peers import ANCHORS  # noqa: E402
+from peers import CONFIDENCE as PEER_CONFIDENCE
+from peers import SAMPLES_PER_SIDE as PEER_SAMPLES
 
 RESULTS = Path(__file__).parent / "results" / "tightness.json"
 CONFIDENCE = 0.95
@@ -234,7 +236,7 @@ def peer_rows(args) -> list[dict]:
             total = n + result.search_samples
             leak = None
             if anchor.catalogue == "laplace-numpy":  # the auditor's lattice leak check, same budget per side
-                from dpaudit.auditor.lattice import lattice_check
+                from dpaudit.auditor.events.leaks.lattice import lattice_check
 
                 a, b = mechanism.pairs[0]
                 finding = lattice_check(mechanism, a, b, n_search=result.search_samples, n_verify=n, seed=args.seed,

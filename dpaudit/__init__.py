@@ -41,6 +41,10 @@ _PUBLIC = {
     "Replace": "dpaudit.neighbours",
     "Mechanism": "dpaudit.mechanisms.base",
     "SymbolicDensity": "dpaudit.mechanisms.density",
+    "AdmissibleNoise": "dpaudit.mechanisms.structure",
+    "Part": "dpaudit.mechanisms.structure",
+    "SequentialComposition": "dpaudit.mechanisms.structure",
+    "WishartNoise": "dpaudit.mechanisms.structure",
     "catalogue": "dpaudit.mechanisms.registry",
     "get": "dpaudit.mechanisms.registry",
     "names": "dpaudit.mechanisms.registry",
@@ -71,6 +75,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .mechanisms.base import Mechanism
     from .mechanisms.density import SymbolicDensity
     from .mechanisms.registry import catalogue, get, names
+    from .mechanisms.structure import AdmissibleNoise, Part, SequentialComposition, WishartNoise
     from .mechanisms.targets import resolve
     from .neighbours import AddRemove, Canary, Local, NeighbourRelation, QueryDistance, Replace
     from .proofs import ProofResult, prove

@@ -2,12 +2,16 @@
 
 ``audit(target, ...)`` runs a search stage (pair and event selection) and a verification stage on
 fresh samples, and returns an :class:`AuditResult` whose ``epsilon_lower_bound`` holds with the
-stated confidence and whose verdict is taken at the stricter ``verdict_confidence``.  Modules: :mod:`.sampling` (seeded, chunked draws), :mod:`.executors` (in process,
-process pool, Dask), :mod:`.checkpoint` (resumable audits), :mod:`.events` (event families),
-:mod:`.bounds` (Clopper-Pearson union bound, exact joint ratio test, multiplicity), :mod:`.pairs`,
-:mod:`.screening` and :mod:`.search` (search stage), :mod:`.leak_events` (the implementation-leak
-checks as event families), :mod:`.verification` and :mod:`.sequential` (verification with
-anytime-valid early stopping), :mod:`.progress`, :mod:`.result`, :mod:`.audit`.
+stated confidence and whose verdict is taken at the stricter ``verdict_confidence``.
+
+The stages sit here: :mod:`.audit` (the audit), :mod:`.pairs` and :mod:`.relation` (the inputs),
+:mod:`.screening` (pair screening and event search), :mod:`.verification` and :mod:`.sequential`
+(verification with anytime-valid early stopping), :mod:`.bounds` (Clopper-Pearson union bound, exact
+joint ratio test, multiplicity), :mod:`.scopes` (implementation and algorithmic bounds),
+:mod:`.probabilistic` (the probabilistic-DP bad-set test), :mod:`.sensitivity` (falsifying a declared
+sensitivity), :mod:`.result`.  Two rooms: :mod:`.events` (the event families behind one interface,
+the float-leak families in :mod:`.events.leaks`, side channels) and :mod:`.run` (seeded chunked
+sampling, executors, shipping to workers, checkpoints, progress).
 """
 
 from __future__ import annotations

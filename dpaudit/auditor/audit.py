@@ -4,7 +4,7 @@
    half of it screens the candidate pairs of :mod:`.pairs` by successive halving, each pair scored by
    the expected verified bound of its best event on held-out rows; the rest (at least half), fresh,
    plus the winner's screening samples choose the events by the strict search (:mod:`.screening`,
-   :mod:`.search`).  With a given pair all of it goes to event selection.
+   :mod:`.events.standard`).  With a given pair all of it goes to event selection.
 2. **Verification stage** (``samples`` per side).  Fresh samples -- Poisson-sized, which makes the
    joint ratio test exact (:mod:`.bounds`) -- are drawn in batches and only the hit counts of the
    ``candidates`` best events are kept.  After each batch every bound is computed at the confidence
@@ -15,9 +15,9 @@
    once every verified event's upper bound is below the claim.  Only verification bounds are
    ever reported.
 
-Draws run in seeded chunks on an executor (:mod:`.executors`: in process, a process pool, Dask); the
+Draws run in seeded chunks on an executor (:mod:`.run.executors`: in process, a process pool, Dask); the
 result for a seed is the same on every executor.  With ``checkpoint=FILE`` finished chunks are kept
-on disk and a rerun resumes from them (:mod:`.checkpoint`).
+on disk and a rerun resumes from them (:mod:`.run.checkpoint`).
 
 Two levels: the estimate and the verdict.  The reported bound ``epsilon_lower_bound`` is an
 estimate at ``confidence`` (default 0.95); the verdict is taken at ``verdict_confidence`` (default
@@ -29,7 +29,7 @@ verdict_confidence.  An audit whose estimate lies above the claim and whose verd
 not after the planned N may extend to 2N and 4N samples per side to settle it (alpha set aside for
 those looks in advance, :mod:`.sequential`).  The verdict is *violation* when that bound exceeds the
 claimed epsilon at the claimed delta, or when a check proves the claim false outright (a leak event with P_b(S) = 0 proved
-and a fresh output of M(a) in it, for a pure claim: :func:`.leak_events.certifies`; a sensitivity
+and a fresh output of M(a) in it, for a pure claim: :func:`.events.leaks.events.certifies`; a sensitivity
 counterexample); otherwise *underpowered* when :func:`.bounds.reach` at the verdict's level falls
 below ``REACH_FRACTION`` of the claim, else *pass*.
 
@@ -76,23 +76,33 @@ from ..errors import InvalidArgument, MechanismError
 from ..mechanisms.base import RANDOMNESS
 from ..mechanisms.targets import is_plain_callable, load_target, resolve
 from . import bounds
-from .checkpoint import Checkpoint
-from .events import labelled
-from .executors import InProcess, Threads, make_executor, ship
-from .leak_events import DEFAULT_CHECKS, check_names, leak_findings, sensitivity_finding
+from .events.family import Scored
+from .events.leaks.events import (
+    DEFAULT_CHECKS,
+    check_names,
+    leak_findings,
+    sensitivity_finding,
+)
+from .events.sets import labelled
+from .events.side_channels import (
+    observed,
+    readable,
+    side_channel_findings,
+    side_channel_reader,
+    with_side_channels,
+)
 from .pairs import START_HINT, candidate_pairs
 from .probabilistic import bad_set_test
-from .progress import Progress
 from .relation import RelationChoice, choose_relation
 from .result import AuditResult, Verdict, VerifiedEvent, from_plain, plain
-from .sampling import Draws, fresh_seed
+from .run.checkpoint import Checkpoint
+from .run.executors import InProcess, Threads, make_executor, ship
+from .run.progress import Progress
+from .run.sampling import Draws, fresh_seed
+from .run.shipping import leave_if_rerun_by_worker
 from .scopes import bounds_by_scope, describe, implementation_only, with_both_scopes
-from .screening import search_stage
-from .search import Scored
-from .search_record import outcome_from_record, search_record
-from .side_channels import observed, readable, side_channel_findings, side_channel_reader, with_side_channels
+from .screening import outcome_from_record, search_record, search_stage
 from .sequential import schedule
-from .shipping import leave_if_rerun_by_worker
 from .verification import verify
 
 __all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_VERDICT_CONFIDENCE", "MAX_SAMPLES", "MIN_SAMPLES",
@@ -239,11 +249,11 @@ def audit(
     progress : bool, optional
         Show a progress bar on standard error (default: when it is a terminal).
     checks : "default", "all", None or names
-        Implementation-leak checks (:mod:`.leak_events`): ``"lattice"``, ``"float-support"`` and
+        Implementation-leak checks (:mod:`.events.leaks.events`): ``"lattice"``, ``"float-support"`` and
         ``"correlated-noise"`` (the default) add event families to the search stage;
         ``"draw-count"`` (default) records the number of random draws of each run of a one-run
         function beside its output, ``"wall-time"`` (not default: load makes it noisy) its wall time
-        (:mod:`.side_channels`), so events can read them;
+        (:mod:`.events.side_channels`), so events can read them;
         ``"sensitivity"`` falsifies the declared sensitivity (deterministic, seconds; not default).
         None or ``()`` turns them off.  Each finding lands in ``AuditResult.findings``.
     d_in : number, optional
@@ -255,7 +265,7 @@ def audit(
         from its signature when absent (:meth:`dpaudit.Mechanism.from_callable`).  With ``"own"``
         the result says ``reproducible=False``.
     learned : bool
-        On vector outputs, add the learned events of :mod:`.learned` to the search: a logistic
+        On vector outputs, add the learned events of :mod:`.events.learned` to the search: a logistic
         regression trained on a quarter of the search samples, its score thresholded on the rest.
 
     Returns

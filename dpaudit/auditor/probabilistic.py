@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from . import bounds
-from .events import RowSet, row_keys
+from .events.sets import RowSet, row_keys
 
 __all__ = ["BadSet", "Certified", "MAX_ATOMS", "bad_set_test", "certify", "choose_bad_set", "probabilistic_test",
            "select_bad_set"]
@@ -261,7 +261,7 @@ def probabilistic_test(draws: Any, bad: BadSet, n_verify: int, claim: Any, alpha
                        verdict_alphas: tuple[float, float] | None = None) -> Certified:
     """:func:`certify` ``bad`` on Poisson(``n_verify``) fresh samples per side (addresses ``(3, 2)`` for the
     sizes, ``(3, 1, side)`` for the draws)."""
-    from .sampling import generator
+    from .run.sampling import generator
 
     a, b = bad.pair
     sizes = generator(draws.seed, (3, 2)).poisson(n_verify, size=2)

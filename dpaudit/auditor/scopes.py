@@ -1,7 +1,7 @@
 """Two bounds side by side: the implementation's (every event family) and the algorithm's (leak families off).
 
 A mechanism that samples its noise in doubles leaks its input through the low bits of its outputs
-(Mironov 2012), and the leak families of :mod:`.leak_families` find that with bounds of 4-12, which
+(Mironov 2012), and the leak families of :mod:`.events.leaks.families` find that with bounds of 4-12, which
 hide whatever the algorithm itself does: a factor missing from the noise of report noisy max is
 invisible behind a lattice event.  So when the events chosen for verification are all of leak
 families, the best event of the mechanism's own families (thresholds, atoms, patterns, ...) is
@@ -27,16 +27,21 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .leak_events import LEAK_FAMILIES
-from .search import Scored
+from .events import Scored, family_named
+from .events.leaks.events import LEAK_FAMILIES
 
 __all__ = ["bounds_by_scope", "describe", "implementation_only", "with_both_scopes"]
 
 
 def implementation_only(reads_side_channel: Callable[[Any], bool]) -> Callable[[Scored], bool]:
-    """Whether a found event speaks of the implementation only: it is of a leak family, or it reads a
-    side channel (:mod:`.side_channels`: the draw count or wall time recorded beside the output)."""
-    return lambda scored: scored.family in LEAK_FAMILIES or reads_side_channel(scored.event)
+    """Whether a found event speaks of the implementation only: its family says so (the leak families,
+    ``EventFamily.implementation``), or it reads a side channel (:mod:`.events.side_channels`: the draw
+    count or wall time recorded beside the output)."""
+    def implementation(scored: Scored) -> bool:
+        family = family_named(scored.family)
+        return (family is not None and family.implementation) or reads_side_channel(scored.event)
+
+    return implementation
 
 
 def with_both_scopes(found: list[Scored], chosen: list[Scored],

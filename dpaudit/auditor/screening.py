@@ -4,7 +4,7 @@ Two scores are used, on one pair's search draws split into halves (even-indexed 
 odd-indexed rows: *held out*):
 
 * the **strict** search bound ``score`` (Bonferroni over ``SEARCH_EVENTS`` in :mod:`.audit`) of
-  :func:`.search.search_events`, which guards against the winner's curse over thousands of cuts but
+  :func:`.events.standard.search_events`, which guards against the winner's curse over thousands of cuts but
   favours high-mass, low-ratio events (sparse vector Alg. 4: "output[1] > 0", mass 9 %, loss ~0.107,
   over the witness "output[9] in {1}", mass 0.9 %, loss 0.175);
 * the **held-out** score ``rescore`` of :func:`rescored_shortlist`: the events shortlisted on the fit
@@ -19,12 +19,12 @@ budget/R more draws per side equally, every survivor is scored by its best *held
 its draws so far, and the better half survives.  A weak flaw whose witness has little mass therefore
 gets most of the screening budget once the pairs without signal are dropped, instead of 1/P of it.
 
-The leak-check families (:mod:`.leak_events`) take part in both scores: a pair whose float outputs reveal
+The leak-check families (:mod:`.events.leaks.events`) take part in both scores: a pair whose float outputs reveal
 the input in their low bits wins the screening on that signal.
 
 The rest of the search budget (at least half), fresh, plus the winner's screening draws choose the
-events by the strict search alone (:func:`.search.search_events`, and on vector outputs the
-classifier-based events of :mod:`.learned`, trained on every fourth row and thresholded on the
+events by the strict search alone (:func:`.events.standard.search_events`, and on vector outputs the
+classifier-based events of :mod:`.events.learned`, trained on every fourth row and thresholded on the
 others), as with a given pair.  The learned family runs on the winner only: training a
 classifier per pair and round would multiply the screening's cost.  The
 held-out score only chooses the pair: among the near-identical high-mass events of a well-behaved
@@ -50,20 +50,14 @@ from typing import Any
 
 import numpy as np
 
-from .leak_events import CoordinateDifference
-from .leak_families import leak_families
-from .learned import learned_events
-from .sampling import Draws
-from .search import Scored, Scorer, search_events
+from .events import EventFamily, Scored, Scorer, SearchContext, registered_families
+from .events.sets import event_from_dict
+from .result import from_plain, plain
+from .run.sampling import Draws
 
-__all__ = ["MIN_SCREEN", "SHORTLIST_KEEP", "SearchOutcome", "numeric_leak_families", "rescored_shortlist",
-           "search_stage"]
-
-ExtraFamilies = Callable[[np.ndarray, np.ndarray], list[Scored]]
+__all__ = ["MIN_SCREEN", "SearchOutcome", "outcome_from_record", "rescored_shortlist", "search_record", "search_stage"]
 
 MIN_SCREEN = 50
-SHORTLIST_KEEP = 2
-WHOLE_SEARCH_KEEP = 4
 
 
 @dataclass(frozen=True)
@@ -77,46 +71,39 @@ class SearchOutcome:
     notes: tuple[str, ...] = ()
 
 
-def _leak_events_of(
-    mechanism: Any, pair: tuple[Any, Any], score: Scorer, checks: tuple[str, ...], categorical: frozenset[int]
-) -> ExtraFamilies:
-    """The leak-check events of ``pair`` (:func:`numeric_leak_families`, without identifying hidden float
-    noise) as an ``extra`` of the shortlist."""
-    return lambda fit_a, fit_b: numeric_leak_families(
-        mechanism, pair, fit_a, fit_b, score, checks, categorical, identify=False
-    )[0]
+# The search stage's outcome as plain data, so a checkpoint can resume an audit after its search: only
+# what the verification needs -- the chosen pair's index, the chosen events (as their ``as_dict``
+# specs, rebuilt with :func:`.events.sets.sets.event_from_dict`), their search-stage counts and the
+# screening rounds and notes.
 
 
-def _on_coordinates(event: Any, numeric: list[int]) -> Any:
-    """A leak event found on the columns ``numeric`` of the outputs, stated on the whole output."""
-    if isinstance(event, CoordinateDifference):
-        return replace(event, i=numeric[event.i], j=numeric[event.j])
-    return replace(event, coordinate=numeric[event.coordinate or 0])
+def search_record(outcome: SearchOutcome, chosen: list[Scored]) -> dict[str, Any]:
+    """``outcome`` and the events chosen for verification as JSON-ready data."""
+    return plain(
+        {
+            "pair_index": outcome.pair_index,
+            "samples": outcome.samples,
+            "rounds": [list(r) for r in outcome.rounds],
+            "notes": list(outcome.notes),
+            "events": [
+                {"spec": s.event.as_dict(), "family": s.family, "forward": s.forward, "objective": s.objective,
+                 "hits_a": s.hits_a, "hits_b": s.hits_b}
+                for s in chosen
+            ],
+        }
+    )
 
 
-def numeric_leak_families(
-    mechanism: Any,
-    pair: tuple[Any, Any],
-    rows_a: np.ndarray,
-    rows_b: np.ndarray,
-    score: Scorer,
-    checks: tuple[str, ...],
-    categorical: frozenset[int] = frozenset(),
-    identify: bool = True,
-) -> tuple[list[Scored], list[str]]:
-    """:func:`.leak_families.leak_families` on the coordinates that hold numbers.
-
-    Label codes (``categorical`` coordinates) have no float bits and no distances, so the leak
-    checks look at the other coordinates only -- a raw float beside a label still gets them.
-    """
-    if not categorical:
-        return leak_families(mechanism, pair, rows_a, rows_b, score, checks, identify=identify)
-    numeric = [i for i in range(rows_a.shape[1]) if i not in categorical]
-    if not numeric:
-        return [], []
-    found, notes = leak_families(mechanism, pair, rows_a[:, numeric], rows_b[:, numeric], score, checks,
-                                 identify=identify)
-    return [replace(s, event=_on_coordinates(s.event, numeric)) for s in found], notes
+def outcome_from_record(record: dict[str, Any], noise: Any) -> tuple[SearchOutcome, list[Scored]]:
+    """Inverse of :func:`search_record`; ``noise`` rebuilds float-support events."""
+    chosen = [
+        Scored(event_from_dict(e["spec"], noise), e["family"], bool(e["forward"]), float(from_plain(e["objective"])),
+               int(e["hits_a"]), int(e["hits_b"]))
+        for e in record["events"]
+    ]
+    rounds = tuple(tuple(r) for r in record["rounds"])
+    outcome = SearchOutcome(int(record["pair_index"]), chosen, int(record["samples"]), rounds, tuple(record["notes"]))
+    return outcome, chosen
 
 
 def _ranked(found: list[Scored]) -> list[Scored]:
@@ -124,42 +111,30 @@ def _ranked(found: list[Scored]) -> list[Scored]:
 
 
 def rescored_shortlist(
-    rows_a: np.ndarray,
-    rows_b: np.ndarray,
-    score: Scorer,
-    rescore: Scorer,
-    extra: ExtraFamilies | None = None,
-    categorical: frozenset[int] = frozenset(),
+    rows_a: np.ndarray, rows_b: np.ndarray, context: SearchContext, rescore: Scorer,
+    families: tuple[EventFamily, ...] | None = None,
 ) -> list[Scored]:
-    """Shortlist on the even-indexed rows with ``score``, re-score on the odd-indexed rows with ``rescore``.
+    """The events the ``families`` (default: the registered ones enabled in ``context``) propose for
+    the pair screening (:meth:`.events.sets.EventFamily.screen`), re-scored on the odd-indexed rows with
+    ``rescore``.
 
-    The ``WHOLE_SEARCH_KEEP`` best events of the strict search on *all* rows join the shortlist: a
-    witness too rare to be seen on half the rows (sparse vector Alg. 3, mass 0.3 %) is still found
-    there; its held-out score is then not independent of its choice, which can only favour it.
-    ``extra(fit_a, fit_b)``, when given, adds the events of further families (the leak checks of
-    :mod:`.leak_events`) chosen on the fit half, so pairs are screened on those signals too.
-    ``categorical`` lists the coordinates holding label codes (:func:`.search.search_events`).
-    Returns the distinct shortlisted events with ``objective`` the held-out ``rescore`` and
-    ``hits_a``, ``hits_b`` the held-out counts, best first (ties: more mass on the larger side).
+    Returns the distinct shortlisted events with ``objective`` the held-out ``rescore`` and ``hits_a``,
+    ``hits_b`` the held-out counts, best first (ties: more mass on the larger side).
     """
-    parts = _shortlist_parts(rows_a, rows_b, score, extra, categorical)
+    parts = _screening_parts(rows_a, rows_b, context, families)
     return _rescored(rows_a, rows_b, [s for part in parts for s in part()], rescore)
 
 
-def _shortlist_parts(
-    rows_a: np.ndarray,
-    rows_b: np.ndarray,
-    score: Scorer,
-    extra: ExtraFamilies | None,
-    categorical: frozenset[int] = frozenset(),
+def _enabled(context: SearchContext) -> tuple[EventFamily, ...]:
+    return tuple(f for f in registered_families() if f.enabled(context))
+
+
+def _screening_parts(
+    rows_a: np.ndarray, rows_b: np.ndarray, context: SearchContext, families: tuple[EventFamily, ...] | None = None,
 ) -> list[Callable[[], list[Scored]]]:
     """The independent searches whose results, concatenated in this order, form the shortlist."""
-    fit_a, fit_b = rows_a[0::2], rows_b[0::2]
-    parts = [lambda: search_events(fit_a, fit_b, score, keep=SHORTLIST_KEEP, categorical=categorical),
-             lambda: search_events(rows_a, rows_b, score, categorical=categorical)[:WHOLE_SEARCH_KEEP]]
-    if extra is not None:
-        parts.append(lambda: extra(fit_a, fit_b))
-    return parts
+    return [part for family in (_enabled(context) if families is None else families)
+            for part in family.screen(rows_a, rows_b, context)]
 
 
 def _rescored(rows_a: np.ndarray, rows_b: np.ndarray, listed: list[Scored], rescore: Scorer) -> list[Scored]:
@@ -204,15 +179,14 @@ def search_stage(
     """Screen ``pairs`` by successive halving, then search events on the winner (see the module docstring).
 
     ``score`` is the strict search bound, ``rescore`` the expected verified bound of the held-out
-    re-scoring.  The leak-check families named in ``checks`` (:mod:`.leak_events`) and, when
-    ``learned``, the learned events (:mod:`.learned`) join the event search on the winner.
+    re-scoring.  Every registered event family (:mod:`.events`) enabled for the audit -- the leak
+    families named in ``checks``, the learned family when ``learned`` -- proposes events, in the
+    screening (:meth:`.events.sets.EventFamily.screen`) and on the winner
+    (:meth:`.events.sets.EventFamily.search`).
 
     The searches run on threads of this call (started here, stopped before it returns, so nothing is
     left to a forked child): they are pure functions of each pair's draws, so the order they finish in
     changes nothing, and numpy's sorting and counting and scipy's beta quantiles release the GIL.
-
-    The leak checks look at float bits and differences of coordinates: on outputs with label
-    coordinates they look at the other coordinates (:func:`numeric_leak_families`).
     """
     threads = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="dpaudit-search")
     try:
@@ -231,6 +205,9 @@ def _search_stage(
     checks: tuple[str, ...],
     learned: bool,
 ) -> SearchOutcome:
+    def context(pair: tuple[Any, Any], screening: bool) -> SearchContext:
+        return SearchContext(draws.mechanism, pair, score, checks, draws.coding.categorical, bool(learned), screening)
+
     pools: dict[int, list[list[np.ndarray]]] = {}
     survivors = list(range(len(pairs)))
     spent = 0
@@ -249,9 +226,7 @@ def _search_stage(
 
             rows = {i: (np.concatenate(pools[i][0]), np.concatenate(pools[i][1])) for i in survivors}
             # Every search of every pair at once on the threads (each pair's parts in their order).
-            categorical = draws.coding.categorical
-            leaks = {i: _leak_events_of(draws.mechanism, pairs[i], score, checks, categorical) for i in survivors}
-            running = {i: [threads.submit(part) for part in _shortlist_parts(*rows[i], score, leaks[i], categorical)]
+            running = {i: [threads.submit(part) for part in _screening_parts(*rows[i], context(pairs[i], True))]
                        for i in survivors}
             # A pair's held-out counting starts once its searches are done (never waits in the pool).
             rescoring = {i: threads.submit(_rescored, *rows[i], [s for job in running[i] for s in job.result()],
@@ -270,13 +245,12 @@ def _search_stage(
     if winner in pools:
         rows_a = np.concatenate([*pools[winner][0], rows_a])
         rows_b = np.concatenate([*pools[winner][1], rows_b])
-    categorical = draws.coding.categorical
-    leak_search = threads.submit(numeric_leak_families, draws.mechanism, (a, b), rows_a, rows_b, score, checks,
-                                 categorical)
-    # Label codes are hashes, not quantities a linear score could weigh: learned events skip such outputs.
-    learned_search = threads.submit(learned_events, rows_a, rows_b, score) if learned and not categorical else None
-    found = search_events(rows_a, rows_b, score, categorical=categorical)
-    leaks, notes = leak_search.result()
-    trained, timing = learned_search.result() if learned_search is not None else ([], [])
-    found = _ranked(found + leaks + trained)
-    return SearchOutcome(winner, found, spent + fresh, tuple(rounds), tuple(notes + timing))
+    on_winner = context((a, b), False)
+    searches = [threads.submit(family.search, rows_a, rows_b, on_winner) for family in _enabled(on_winner)]
+    found: list[Scored] = []
+    notes: list[str] = []
+    for search in searches:  # in registration order, whatever order they finish in
+        proposed, said = search.result()
+        found += proposed
+        notes += said
+    return SearchOutcome(winner, _ranked(found), spent + fresh, tuple(rounds), tuple(notes))

@@ -25,7 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_nonnegative_finite, check_positive_finite, check_positive_int
+from .._validation import (
+    check_nonnegative_finite,
+    check_positive_finite,
+    check_positive_int,
+)
 from ..errors import InvalidArgument
 from ..neighbours import AddRemove, QueryDistance, Replace
 
@@ -152,7 +156,8 @@ def falsify_sensitivity(
     SensitivityResult
         With the shrunk (minimal) counterexample when one exists.
     """
-    from hypothesis import HealthCheck, Phase, given, settings, target as hypothesis_target
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import target as hypothesis_target
 
     from ..strategies import assert_within_sensitivity, exact_gap, neighbouring_pairs
 

@@ -1,7 +1,7 @@
 """The verification stage: fresh Poissonised samples, counted in batches, bounded at each look.
 
 Batch j draws Poisson(n_j - n_(j-1)) samples per side (address ``(1, 0, j)`` of the spawn tree for the
-sizes, ``(1, 1, j, side, chunk)`` for the draws; :mod:`.sampling`), counts the hits of every chosen
+sizes, ``(1, 1, j, side, chunk)`` for the draws; :mod:`.run.sampling`), counts the hits of every chosen
 event, and bounds each event on the cumulative counts twice: at 1 - alpha_j / C (the estimate) and
 at 1 - alpha'_j / C (the verdict's level; :mod:`.sequential` gives both schedules and why each
 running maximum keeps its stated confidence).  A violation is decided, and the stage stops for it,
@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import bounds
-from .sampling import Draws, generator
-from .search import Scored
+from .events.family import Scored
+from .run.sampling import Draws, generator
 from .sequential import Schedule, sequential_p_value, upper_bound
 
 __all__ = ["Measured", "Verification", "verify"]

@@ -21,8 +21,8 @@ from ._common import (
     debug_option,
     echo_json,
     guarded,
-    json_option,
     inputs_note,
+    json_option,
     parse_distance,
     parse_input,
     parse_pair,
@@ -216,7 +216,7 @@ def audit(
     """
     check_outputs(files={"--checkpoint": checkpoint})
     from ..auditor import audit as run_audit
-    from ..auditor.sampling import fresh_seed
+    from ..auditor.run.sampling import fresh_seed
 
     pair = parse_pair(a_json, b_json)
     d_in = None if d_in_json is None else parse_distance(d_in_json)

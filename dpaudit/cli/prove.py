@@ -1,4 +1,4 @@
-"""``dpaudit prove``: prove or refute a mechanism's claim from its declared density."""
+"""``dpaudit prove``: prove or refute a mechanism's claim from its declared density or structure."""
 
 from __future__ import annotations
 
@@ -6,7 +6,15 @@ import sys
 
 import click
 
-from ._common import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, debug_option, echo_json, guarded, json_option
+from ._common import (
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    EXIT_VIOLATION,
+    debug_option,
+    echo_json,
+    guarded,
+    json_option,
+)
 
 
 def _restated_claim(mechanism, claim_kind: str | None, epsilon: float | None, delta: float | None):

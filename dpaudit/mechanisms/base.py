@@ -34,6 +34,7 @@ from .outputs import OutputCoding, encode_outputs
 if TYPE_CHECKING:
     from .density import SymbolicDensity
     from .float_noise import FloatNoise
+    from .structure import Structure
 
 __all__ = ["RANDOMNESS", "Mechanism", "Outputs", "Sampler"]
 
@@ -69,6 +70,9 @@ class Mechanism:
     density : callable or None
         Zero-argument function returning the :class:`SymbolicDensity` of the output given the
         query value (built lazily: sympy is imported only then).
+    structure : SequentialComposition, AdmissibleNoise, WishartNoise or None
+        What the mechanism is built from, when its output density is not written down
+        (:mod:`dpaudit.mechanisms.structure`); the prover chains theorem rules over it.
     domain : tuple or None
         Representative inputs for pair search: record values for dataset relations, the base
         query value for :class:`QueryDistance`, the input alphabet for :class:`Local`.
@@ -104,6 +108,7 @@ class Mechanism:
     query: Callable[[Any], Any] | None = field(default=None, repr=False)
     sensitivity: float | None = None
     density: Callable[[], "SymbolicDensity"] | None = field(default=None, repr=False)
+    structure: "Structure | None" = field(default=None, repr=False)
     domain: Any = None
     pairs: tuple[tuple[Any, Any], ...] = ()
     flaw: str | None = None

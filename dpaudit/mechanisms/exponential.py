@@ -39,6 +39,7 @@ from ._discrete_sampling import as_fraction, exponential_choice
 from .base import Mechanism
 from .geometric import positive_fraction
 from .registry import register
+from .structure import Part, SequentialComposition
 
 __all__ = [
     "exponential_density",
@@ -228,6 +229,19 @@ def top_k(epsilon: float = 1.0, k: int = 2, candidates: int = 5, sensitivity: fl
         return chosen
 
     s = float(sens)
+    structure = SequentialComposition(
+        parts=tuple(
+            Part(
+                label=f"round {j + 1}: exponential mechanism over the {m - j} candidates not yet chosen",
+                mechanism=exponential_mechanism(epsilon=float(eps), k=m - j, sensitivity=s),
+                input="the utilities of the remaining candidates (which ones remain is fixed by the earlier rounds)",
+                input_sensitivity=s,
+                sensitivity_reason=f"a sub-vector of u, and neighbours move every entry of u by at most Delta = {s:g}",
+            )
+            for j in range(k)
+        ),
+        output=f"the {k} chosen indices in order (the transcript itself)",
+    )
     return Mechanism(
         name="top-k",
         claim=PureDP(k * float(eps)),
@@ -235,6 +249,7 @@ def top_k(epsilon: float = 1.0, k: int = 2, candidates: int = 5, sensitivity: fl
         sampler=sample,
         family="exponential",
         description=f"peeling top-{k} of {m} by repeated exponential mechanism, epsilon={float(eps):g} per round",
+        structure=structure,
         query=lambda data: tuple(_utilities(data, m).tolist()),
         sensitivity=s,
         domain=(0.0,) * m,

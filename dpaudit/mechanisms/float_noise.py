@@ -18,7 +18,7 @@ sign in {-1, +1}.  The grid depends on how the uniform is drawn:
 Because the output is a monotone function of k for each sign, whether an observed y can come from a
 candidate q is decided exactly by a binary search over k (Mironov 2012, "On significance of the
 least significant bits for differential privacy", CCS, Sect. 5: the set of reachable doubles
-depends on q).  :mod:`dpaudit.auditor.float_support` performs that search.
+depends on q).  :mod:`dpaudit.auditor.events.leaks.float_support` performs that search.
 
 The replay must repeat the mechanism's float operations in the same order on the same platform:
 the noise must be computed exactly as the mechanism does (including the multiplication by the

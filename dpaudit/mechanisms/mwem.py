@@ -20,7 +20,9 @@ Sampling runs in floats: the selection is the Gumbel-max form of the exponential
 (argmax_i eps s_i/(4T) + G_i, G_i standard Gumbel, which has exactly the exponential mechanism's law in
 real arithmetic) and each measurement is released on the power-of-two grid of
 :mod:`dpaudit.mechanisms._grid` (post-processing, no float lattice leak).  No closed-form output
-density is declared.
+density is declared; the entry declares its structure instead (T selections and T measurements in
+sequence, the catalogue's exponential and Laplace mechanisms at eps/(2T), then the update), from which
+the prover composes the claim.
 """
 
 from __future__ import annotations
@@ -35,9 +37,12 @@ from ..errors import InvalidDataset
 from ..neighbours import Replace
 from ._grid import snap_to_grid
 from .base import Mechanism
+from .exponential import exponential_mechanism
 from .geometric import positive_fraction
+from .laplace import laplace_count
 from .net_mechanism import DEFAULT_QUERIES, records_histogram
 from .registry import register
+from .structure import Part, SequentialComposition
 
 __all__ = ["MWEMTranscript", "multiplicative_weights_update", "mwem", "mwem_transcript"]
 
@@ -93,12 +98,41 @@ def mwem(epsilon: float = 1.0, rounds: int = 2, queries: Any = DEFAULT_QUERIES) 
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         return mwem_transcript(records_histogram(data, universe), q, rounds, eps, n, rng).synthetic
 
+    per_round = eps / (2 * rounds)  # the budget of each selection and of each measurement
+    query_range = float(np.max(q.max(axis=1) - q.min(axis=1)))  # max over q of max_x q(x) - min_x q(x)
+    moved = "replacing one record moves q(B) by at most max_x q(x) - min_x q(x), computed from the query rows"
+    structure = SequentialComposition(
+        parts=(
+            Part(
+                label="each round: select a query (exponential mechanism, Gumbel-max form)",
+                mechanism=exponential_mechanism(epsilon=per_round, k=q.shape[0], sensitivity=1.0),
+                input="the scores s_i = |q_i(A_{t-1}) - q_i(B)|, A_{t-1} fixed by the earlier rounds",
+                input_sensitivity=query_range,
+                sensitivity_reason=moved + ", and s_i by no more (reverse triangle inequality)",
+                repeat=rounds,
+            ),
+            Part(
+                label="each round: measure the selected query, m_i = q_i(B) + Lap(2T/eps)",
+                mechanism=laplace_count(epsilon=per_round),
+                input="the selected query's answer q_i(B), i fixed by the selection",
+                input_sensitivity=query_range,
+                sensitivity_reason=moved,
+                repeat=rounds,
+            ),
+        ),
+        output=(
+            "the average of the multiplicative-weights iterates A_1..A_T over N, computed from the selected "
+            "indices and the measurements (on the release grid)"
+        ),
+    )
+
     return Mechanism(
         name="mwem",
         claim=PureDP(eps),
         neighbours=Replace(),
         sampler=sample,
         family="mwem",
+        structure=structure,
         description=(
             f"MWEM, {rounds} rounds over {q.shape[0]} counting queries on {universe} values, "
             f"outputs the synthetic distribution, epsilon={eps:g}"

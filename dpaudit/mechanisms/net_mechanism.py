@@ -13,8 +13,9 @@ pure eps-DP (McSherry & Talwar 2007; Dwork & Roth Thm. 3.10).  Output: the count
 net point (a length-U integer vector summing to m).
 
 Default query class on U = 3: the point queries [x = 0], [x = 1], [x = 2] and the threshold query
-[x <= 1].  Errors are rationals with denominator N m, so the sampler is exact
-(:func:`~dpaudit.mechanisms._discrete_sampling.exponential_choice`; epsilon read as a rational).
+[x <= 1].  Errors are rationals with denominator N m, so the scaled utilities N u have denominator m and the
+sampler -- the catalogue's exact exponential mechanism on them, with sensitivity 1 -- is exact
+(epsilon read as a rational).  The entry declares that structure (one part), so the prover decides it.
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ from .._validation import check_positive_int
 from ..claims import PureDP
 from ..errors import InvalidDataset
 from ..neighbours import Replace
-from ._discrete_sampling import exponential_choice
 from .base import Mechanism
+from .exponential import exponential_mechanism
 from .geometric import positive_fraction
 from .registry import register
+from .structure import Part, SequentialComposition
 
 __all__ = ["DEFAULT_QUERIES", "histogram_net", "net_errors", "net_mechanism", "records_histogram"]
 
@@ -79,13 +81,32 @@ def net_mechanism(epsilon: float = 1.0, m: int = 3, queries: Sequence[Sequence[i
         raise InvalidDataset(f"queries={queries!r} must be rows of 0/1 of one length >= 2 (the universe size)")
     net = histogram_net(universe, m)
     net_array = np.asarray(net, dtype=np.int64)
+    # The exponential mechanism on the scaled utilities N u(D, h) = -N err(D, h), sensitivity 1: its
+    # log-weights eps N u / 2 are those of eps u / (2 Delta_u) with Delta_u = 1/N.
+    selection = exponential_mechanism(epsilon=float(eps), k=len(net), sensitivity=1.0)
+    query_range = max(max(q) - min(q) for q in queries)  # max over q of max_x q(x) - min_x q(x)
 
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         counts = records_histogram(data, universe)
         total = sum(counts)
-        # log-weight eps u / (2 Delta_u) with Delta_u = 1/N: -eps N err / 2
-        weights = [-eps * total * err / 2 for err in net_errors(counts, net, queries)]
-        return net_array[exponential_choice(weights, n, rng)]
+        scaled_utilities = [float(-total * err) for err in net_errors(counts, net, queries)]
+        return net_array[selection.sample(scaled_utilities, n, rng)]
+
+    structure = SequentialComposition(
+        parts=(
+            Part(
+                label=f"choose a histogram of the net (all {len(net)} count vectors of sum {m})",
+                mechanism=selection,
+                input="the scaled utilities N u(D, h) = -max_q |q(D) - N q(h)/m|, one per net point h",
+                input_sensitivity=float(query_range),
+                sensitivity_reason=(
+                    "replacing one record moves each q(D) by at most max_x q(x) - min_x q(x), computed from the "
+                    "query rows, and each N u(D, h) by no more (reverse triangle inequality, N public)"
+                ),
+            ),
+        ),
+        output="the chosen net point's counts h (a map of its index)",
+    )
 
     return Mechanism(
         name="net-mechanism",
@@ -93,6 +114,7 @@ def net_mechanism(epsilon: float = 1.0, m: int = 3, queries: Sequence[Sequence[i
         neighbours=Replace(),
         sampler=sample,
         family="net-mechanism",
+        structure=structure,
         description=(
             f"net mechanism: exponential mechanism over the {len(net)} histograms of denominator {m} "
             f"on {universe} values, {len(queries)} counting queries, epsilon={float(eps):g}"

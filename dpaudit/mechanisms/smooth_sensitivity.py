@@ -21,7 +21,10 @@ h(z) proportional to 1/(1 + |z|^gamma), gamma = 4 (NRS Lemma 2.7, the family wit
 * dilation: e^lambda Z has density e^-lambda h(e^-lambda z) and
   |ln(h(z) / (e^-lambda h(e^-lambda z)))| <= max(1, gamma - 1) |lambda| < (gamma + 1) |lambda|,
   so beta = epsilon/(2 (gamma + 1)) suffices.
-These constants are conservative and give pure epsilon-DP.
+These constants are conservative and give pure epsilon-DP.  The entry declares this structure
+(:class:`~dpaudit.mechanisms.structure.AdmissibleNoise`), and the prover checks both admissibility
+inequalities exactly and the smooth bound on every dataset of up to 5 records on the grid
+{0, Lambda/4, ..., Lambda} (:mod:`dpaudit.proofs.admissible`).
 
 Z is sampled by rejection from the standard Cauchy: h(z)/c(z) = sqrt 2 (1 + z^2)/(1 + z^4) <= (2 + sqrt 2)/2,
 accepted with probability (1 + z^2)/(1 + z^4) / ((1 + sqrt 2)/2) (acceptance rate 0.586), vectorised
@@ -32,6 +35,7 @@ keeps every noise scale far above the step).
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -43,8 +47,16 @@ from ..neighbours import Replace
 from ._grid import snap_to_grid
 from .base import Mechanism
 from .registry import register
+from .structure import AdmissibleNoise
 
-__all__ = ["quartic_noise", "smooth_sensitivity_median"]
+__all__ = [
+    "median_local_sensitivity",
+    "quartic_density",
+    "quartic_noise",
+    "replace_one",
+    "smooth_median",
+    "smooth_sensitivity_median",
+]
 
 GAMMA = 4
 _ACCEPT_BOUND = (1.0 + math.sqrt(2.0)) / 2.0  # max of (1 + z^2)/(1 + z^4), at z^2 = sqrt 2 - 1
@@ -66,6 +78,38 @@ def smooth_sensitivity_median(data: Any, upper: float, beta: float) -> float:
     gaps = padded[m + t + n] - padded[m + t - k - 1 + n]
     gaps = np.where(t <= k + 1, gaps, 0.0)
     return float(np.max(np.exp(-k[:, 0] * beta) * gaps.max(axis=1)))
+
+
+def _median(x: np.ndarray) -> float:
+    return float(x[(x.size + 1) // 2 - 1])
+
+
+def median_local_sensitivity(data: Any, upper: float) -> float:
+    """LS(x) = max over one replaced record of |med(x') - med(x)|, records in [0, upper].
+
+    The median is nondecreasing in each record, so over replacements v in [0, upper] its extremes are
+    at v = 0 and v = upper: 2n candidates decide LS exactly.
+    """
+    x = _sorted_records(data, upper)
+    med = _median(x)
+    changes = [
+        abs(_median(np.sort(np.concatenate([x[:i], [v], x[i + 1 :]]))) - med) for i in range(x.size) for v in (0.0, upper)
+    ]
+    return max(changes)
+
+
+def replace_one(data: Any, values: tuple[float, ...]) -> list[tuple[float, ...]]:
+    """Every dataset obtained from ``data`` by replacing one record with one of ``values``."""
+    records = tuple(data)
+    return [records[:i] + (v,) + records[i + 1 :] for i in range(len(records)) for v in values if v != records[i]]
+
+
+def quartic_density():
+    """h(z) = (sqrt 2 / pi) / (1 + z^4), the density of :func:`quartic_noise`, with its symbol z."""
+    import sympy
+
+    z = sympy.Symbol("z", real=True)
+    return sympy.sqrt(2) / sympy.pi / (1 + z**GAMMA), z
 
 
 def quartic_noise(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -92,11 +136,27 @@ def smooth_median(epsilon: float = 1.0, upper: float = 1.0) -> Mechanism:
     def median(data: Any) -> float:
         x = _sorted_records(data, upper)
         check_positive_int("len(data)", x.size)
-        return float(x[(x.size + 1) // 2 - 1])
+        return _median(x)
+
+    def smooth_bound(data: Any) -> float:
+        return smooth_sensitivity_median(data, upper, beta)
 
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        scale = smooth_sensitivity_median(data, upper, beta) / alpha
+        scale = smooth_bound(data) / alpha
         return snap_to_grid(median(data) + scale * quartic_noise(n, rng), upper)
+
+    grid = tuple(upper * i / 4 for i in range(5))
+    structure = AdmissibleNoise(
+        noise_density=quartic_density,
+        alpha=alpha,
+        beta=beta,
+        smooth_bound=smooth_bound,
+        local_sensitivity=lambda data: median_local_sensitivity(data, upper),
+        datasets=tuple(d for size in range(1, 6) for d in itertools.combinations_with_replacement(grid, size)),
+        neighbours=lambda data: replace_one(data, grid),
+        statistic=f"the median of records clamped to [0, {upper:g}]",
+        output="the value rounded to a fixed power-of-two grid (data independent)",
+    )
 
     base = (0.0, 0.0, upper, upper)
     return Mechanism(
@@ -109,6 +169,7 @@ def smooth_median(epsilon: float = 1.0, upper: float = 1.0) -> Mechanism:
             f"median of records in [0, {upper:g}] with smooth sensitivity and 1/(1+z^4) noise, epsilon={epsilon:g}"
         ),
         query=median,
+        structure=structure,
         domain=(0.0, upper / 2, upper),
         pairs=((base + (0.0,), base + (upper,)), ((0.0,) * 5, (0.0,) * 4 + (upper,))),
         source="Nissim, Raskhodnikova & Smith (2007, STOC) Def. 2.5, Lemma 2.6, Prop. 3.4",

@@ -21,7 +21,9 @@ ApproxDP(epsilon/3, 1 - e^(-epsilon/3)) for the paper's calibration at ``epsilon
 
 W = G^T G with G a (d + 1) x d matrix of independent N(0, c) entries (Bartlett's definition),
 vectorised over runs; outputs are rounded to the power-of-two grid of :mod:`dpaudit.mechanisms._grid`
-for scale c (post-processing; no float lattice reveals A).  No density is declared.
+for scale c (post-processing; no float lattice reveals A).  No density is declared; the entry declares
+its structure (:class:`~dpaudit.mechanisms.structure.WishartNoise`) and the prover derives the claim
+by the argument above (:mod:`dpaudit.proofs.wishart`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from ..neighbours import Replace
 from ._grid import snap_to_grid
 from .base import Mechanism
 from .registry import register
+from .structure import WishartNoise
 
 __all__ = ["covariance", "wishart_noise"]
 
@@ -74,14 +77,21 @@ def wishart(epsilon: float = 1.0, size: int = 4, dimension: int = 2) -> Mechanis
     dimension = check_positive_int("dimension", dimension)
     variance = 3.0 / (2.0 * size * epsilon)
     upper = np.triu_indices(dimension)
+    structure = WishartNoise(
+        dimension=dimension,
+        dof=dimension + 1,
+        scale=variance,
+        size=size,
+        output="the upper triangle of A + W rounded to a fixed power-of-two grid (data independent)",
+    )
 
     def query(data: Any) -> np.ndarray:
         x = _records(data, dimension)
         return (x.T @ x / size)[upper]
 
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        noise = wishart_noise(dimension, dimension + 1, variance, n, rng)[:, upper[0], upper[1]]
-        return snap_to_grid(query(data) + noise, variance)
+        noise = wishart_noise(structure.dimension, structure.dof, structure.scale, n, rng)[:, upper[0], upper[1]]
+        return snap_to_grid(query(data) + noise, structure.scale)
 
     zero = (0.0,) * dimension
     unit = (1.0,) + (0.0,) * (dimension - 1)
@@ -98,6 +108,7 @@ def wishart(epsilon: float = 1.0, size: int = 4, dimension: int = 2) -> Mechanis
             f"(true: ({epsilon / 3:.3g}, {-math.expm1(-epsilon / 3):.3g})-DP)"
         ),
         query=query,
+        structure=structure,
         domain=(zero, unit, other),
         pairs=((base + (zero,), base + (unit,)), (base + (unit,), base + (zero,))),
         source="Jiang, Xie & Zhang (2016, AAAI) Alg. 1; corrected claim derived in the module notes",

@@ -8,7 +8,9 @@ Routes (each procedure's module docstring states its Preconditions / Claim / Pro
   of pure epsilon-DP (which implies (epsilon, delta)-DP for every delta >= 0);
 * probabilistic DP -- finite: :mod:`.probabilistic`; a product pmf whose neighbours move one integer
   input by one: :mod:`.product_probabilistic`; otherwise via pure DP (the bad set is empty);
-* a :class:`~dpaudit.proofs.theorems.Composition` -- each part, then the composition theorem.
+* a :class:`~dpaudit.proofs.theorems.Composition` -- each part, then the composition theorem;
+* a mechanism with no density but a declared ``structure`` (sequential composition of parts, admissible
+  noise, Wishart noise): the theorem rules of :mod:`.structure`, chained in the certificate.
 
 The claim is checked for all parameter values allowed by the declared assumptions, unless the caller
 asks for the numeric instance (``numeric=True``) or restates the claim with numbers that differ from the
@@ -50,7 +52,7 @@ def _load_density(mechanism: Mechanism) -> Any:
     import sympy
 
     if mechanism.density is None:
-        raise InvalidArgument(f"mechanism={mechanism.name!r} must declare a symbolic density to be proved (it has none)")
+        raise InvalidArgument(f"mechanism={mechanism.name!r} must declare a symbolic density or a structure to be proved (it has neither)")
     try:
         density = mechanism.density()
     except Exception as exc:  # a user's density builder may raise anything; report it as bad input
@@ -240,6 +242,10 @@ def prove(
         raise InvalidArgument(f"claim={claim!r} must be PureDP, ApproxDP or ProbabilisticDP")
     restated = claim is not None
     claim = claim or mechanism.claim
+    if mechanism.density is None and mechanism.structure is not None:
+        from .structure import prove_structure
+
+        return prove_structure(mechanism, claim, numeric, time_budget, start)
     declared = _load_density(mechanism)
     instance = {p: _rational(v) for p, v in dict(declared.instance).items()}
     mismatch = check_declarations(mechanism, declared, instance, restated)

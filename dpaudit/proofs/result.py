@@ -182,7 +182,8 @@ class Counterexample:
             lines.append("  parameters: " + ", ".join(f"{k}={_fmt(v)}" for k, v in self.parameters.items()))
         for key, value in self.extra.items():
             lines.append(f"  {key}: {_plain(value)}")
-        lines.append(f"  (re-verified with mpmath at {self.precision_digits} digits)")
+        if self.precision_digits:  # 0: an exact witness (probabilities 1 and 0), nothing to re-evaluate
+            lines.append(f"  (re-verified with mpmath at {self.precision_digits} digits)")
         return "\n".join(lines)
 
 

@@ -16,7 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_nonnegative_int, check_positive_finite, check_positive_int, check_probability_open
+from .._validation import (
+    check_nonnegative_int,
+    check_positive_finite,
+    check_positive_int,
+    check_probability_open,
+)
 from ..errors import InvalidArgument
 from .document import STAGE_ERRORS, assemble, plots_section
 from .model import jsonable, section
@@ -35,8 +40,8 @@ def _proof_section(mechanism: Any, timeout: float | None, restated: bool) -> dic
     from ..proofs import prove
     from ._timeout import run_with_timeout
 
-    if mechanism.density is None:
-        return section("skipped", None, "the mechanism declares no symbolic density: nothing to prove from")
+    if mechanism.density is None and mechanism.structure is None:
+        return section("skipped", None, "the mechanism declares no symbolic density and no structure: nothing to prove from")
     claim = mechanism.claim if restated else None
     status, value = run_with_timeout(lambda: prove(mechanism, claim=claim).as_dict(), timeout)
     if status == "ok":
@@ -159,7 +164,7 @@ def build_report(
     from ..auditor import audit
     from ..auditor.relation import check_pair, parse_relation
     from ..auditor.result import not_reproducible_suffix
-    from ..auditor.sampling import fresh_seed
+    from ..auditor.run.sampling import fresh_seed
     from ..mechanisms.targets import is_plain_callable, load_target, resolve
     from .checks import CHECKS, audit_checks, implementation_checks
     from .plots import PLOT_SAMPLES

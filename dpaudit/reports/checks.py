@@ -1,6 +1,6 @@
 """Implementation checks of a report: the audit's leak findings, and the report's own sensitivity check.
 
-The implementation-leak checks run *inside* the audit (:mod:`dpaudit.auditor.leak_events`):
+The implementation-leak checks run *inside* the audit (:mod:`dpaudit.auditor.events.leaks.events`):
 their events join the search stage, are verified on the audit's own fresh samples with its
 confidence and multiplicity correction, and every verified event that refutes the claim (its bound
 at the verdict's level above it, or a proven support mismatch) becomes an entry of
@@ -8,12 +8,12 @@ at the verdict's level above it, or a proven support mismatch) becomes an entry 
 a second time:
 
 * ``float-support`` -- outputs an exact replay of the exposed float noise reproduces under q_a but
-  not under q_b (:mod:`dpaudit.auditor.float_support`), for mechanisms exposing ``noise``;
-* ``lattice`` -- ulp-lattice events of scalar floating-point outputs (:mod:`dpaudit.auditor.lattice`);
+  not under q_b (:mod:`dpaudit.auditor.events.leaks.float_support`), for mechanisms exposing ``noise``;
+* ``lattice`` -- ulp-lattice events of scalar floating-point outputs (:mod:`dpaudit.auditor.events.leaks.lattice`);
 * ``correlated-noise`` -- events on differences of coordinates of vector outputs
-  (:mod:`dpaudit.auditor.correlation`);
+  (:mod:`dpaudit.auditor.events.leaks.correlation`);
 * ``draw-count`` -- events reading the number of random draws each run of a one-run function
-  consumed, recorded beside its output (:mod:`dpaudit.auditor.side_channels`).
+  consumed, recorded beside its output (:mod:`dpaudit.auditor.events.side_channels`).
 
 ``sensitivity`` is no event: :func:`dpaudit.auditor.sensitivity.falsify_sensitivity` evaluates the
 deterministic statistic on adversarial neighbouring datasets (hypothesis, a few seconds), so the
@@ -42,12 +42,12 @@ CHECKS = (*LEAK_CHECKS, "sensitivity")
 
 _METHODS = {
     "float-support": "exact replay of the exposed float noise, or of a known sampler's noise identified on the search "
-                     "outputs of a black box (dpaudit.auditor.float_support)",
+                     "outputs of a black box (dpaudit.auditor.events.leaks.float_support)",
     "lattice": "ulp-lattice events: off-grid outputs, significand low bits, exponents, outputs fl(q_b + n) "
-               "reaches for no double n, q_b known or estimated (dpaudit.auditor.lattice)",
-    "correlated-noise": "ranges of the difference of two output coordinates (dpaudit.auditor.correlation)",
+               "reaches for no double n, q_b known or estimated (dpaudit.auditor.events.leaks.lattice)",
+    "correlated-noise": "ranges of the difference of two output coordinates (dpaudit.auditor.events.leaks.correlation)",
     "draw-count": "events on the output and the number of random draws of its run, a side channel "
-                  "(dpaudit.auditor.side_channels)",
+                  "(dpaudit.auditor.events.side_channels)",
 }
 _IN_AUDIT = ("; an event family of the audit's search stage, verified on the audit's own fresh samples with its "
              "confidence and multiplicity correction")
@@ -81,7 +81,7 @@ def _float_width(mechanism: Any, data: Any) -> int | None:
 
 def _not_applicable(name: str, mechanism: Any, audit: dict[str, Any]) -> str | None:
     """Why the audit's search had no event of this check to consider, or None when it had
-    (the rules of :func:`dpaudit.auditor.leak_families.leak_families`)."""
+    (the rules of :func:`dpaudit.auditor.events.leaks.families.leak_families`)."""
     from ..auditor.result import from_plain
 
     if name == "draw-count":

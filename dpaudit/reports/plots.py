@@ -194,7 +194,7 @@ def _tick(coding: Any, coordinate: int | None, value: float) -> str:
 
 def _member_1d(event: Any, values: np.ndarray) -> np.ndarray:
     """Membership of feature values in an event stated on a feature (the feature is the identity here)."""
-    from ..auditor.events import Feature
+    from ..auditor.events.sets import Feature
 
     shadow = type(event)(Feature("value"), *[getattr(event, f) for f in event.__dataclass_fields__ if f != "feature"])
     return shadow.contains(values[:, None])
@@ -391,9 +391,9 @@ def delta_curve(sample: Resample, event: Any, audit: dict[str, Any]) -> dict[str
 
 def all_plots(mechanism: Any, audit: dict[str, Any], n: int = PLOT_SAMPLES) -> list[dict[str, Any]]:
     """Every figure that applies to this mechanism and audit (audit given as ``AuditResult.as_dict()``)."""
-    from ..auditor.events import event_from_dict
+    from ..auditor.events.sets import event_from_dict
+    from ..auditor.events.side_channels import as_audited
     from ..auditor.result import from_plain
-    from ..auditor.side_channels import as_audited
 
     pair = from_plain(audit["pair"])
     mechanism = as_audited(mechanism, tuple(audit.get("checks", ())))  # events may read the run's draw count

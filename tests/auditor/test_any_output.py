@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 import dpaudit
 from dpaudit import MechanismError
-from dpaudit.cli import main as cli_main
 from dpaudit.auditor import Verdict
+from dpaudit.cli import main as cli_main
 
 RR_EPSILON = math.log(3.0)  # keep the true answer with probability e^eps / (1 + e^eps) = 3/4
 

@@ -112,7 +112,7 @@ def test_cli_randomness_option_is_used_and_repeated_in_the_reproduce_line(tmp_pa
 
 
 def test_the_plugin_reproduce_line_says_when_the_seed_cannot_reproduce():
-    from dpaudit._pytest_session import _reproduce_line
+    from dpaudit.pytest_plugin.session import _reproduce_line
 
     result = dpaudit.audit(laplace_own, epsilon=1.0, pair=(0.0, 1.0), samples=2_000, seed=3)
     line = _reproduce_line(laplace_own, result, "tests/test_x.py::test_y", 3)

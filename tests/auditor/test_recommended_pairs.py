@@ -12,7 +12,6 @@ import dpaudit
 from dpaudit.auditor import Verdict, audit
 
 
-
 def _first_wins(u: tuple[float, ...], scale: float) -> float:
     """P[argmax_i (u_i + Z_i) = 0], Z_i iid Lap(scale): int f(x - u_0) prod_{j > 0} F(x - u_j) dx (Dwork & Roth 2014, Sect. 3.3)."""
     noise = stats.laplace(scale=scale)

@@ -15,7 +15,14 @@ import numpy as np
 import pytest
 
 import dpaudit
-from dpaudit import AddRemove, InvalidArgument, MechanismError, NotNeighbouring, QueryDistance, Replace
+from dpaudit import (
+    AddRemove,
+    InvalidArgument,
+    MechanismError,
+    NotNeighbouring,
+    QueryDistance,
+    Replace,
+)
 from dpaudit.auditor import AuditResult
 
 GRID = 2.0**-16

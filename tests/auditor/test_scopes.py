@@ -12,7 +12,7 @@ from dpaudit.auditor import AuditResult, Verdict, audit
 from dpaudit.auditor.scopes import implementation_only, with_both_scopes
 
 LEAK = implementation_only(lambda event: False)  # no side channel recorded
-from dpaudit.auditor.search import Scored
+from dpaudit.auditor.events.family import Scored
 
 
 def _scored(family: str, objective: float) -> Scored:

@@ -9,8 +9,9 @@ import pytest
 from scipy.stats import binom
 
 from dpaudit.auditor import DEFAULT_VERDICT_CONFIDENCE, Verdict, audit, bounds
+from dpaudit.auditor.events.standard import search_events
+from dpaudit.auditor.events import SearchContext
 from dpaudit.auditor.screening import rescored_shortlist
-from dpaudit.auditor.search import search_events
 
 STRICT_LEVEL = bounds.bonferroni_confidence(0.95, 10_000)
 
@@ -25,6 +26,10 @@ def _rescore(ka, na, kb, nb):
     return bounds.epsilon_lower_bound("union", expected_a, n, expected_b, n, 0.975)
 
 
+def _context() -> SearchContext:
+    return SearchContext(mechanism=None, pair=(0, 1), score=_score)
+
+
 def _discrete_rows(seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     pa = np.array([0.02, 0.18, 0.8])
@@ -35,7 +40,7 @@ def _discrete_rows(seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def test_rescored_shortlist_reports_held_out_counts_and_their_expected_bound():
     rows_a, rows_b = _discrete_rows(11, 40_000)
-    found = rescored_shortlist(rows_a, rows_b, _score, _rescore)
+    found = rescored_shortlist(rows_a, rows_b, _context(), _rescore)
     assert found and [s.objective for s in found] == sorted((s.objective for s in found), reverse=True)
     keys = {(repr(s.event.as_dict()), s.forward) for s in found}
     assert len(keys) == len(found)
@@ -52,7 +57,7 @@ def test_rescored_shortlist_reports_held_out_counts_and_their_expected_bound():
 
 def test_rescored_shortlist_needs_held_out_rows():
     rows = np.zeros((1, 1))
-    assert rescored_shortlist(rows, rows, _score, _rescore) == []
+    assert rescored_shortlist(rows, rows, _context(), _rescore) == []
 
 
 @pytest.mark.statistical

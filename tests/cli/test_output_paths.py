@@ -118,7 +118,7 @@ def test_a_report_whose_folder_vanishes_during_the_work_is_kept_and_named(tmp_pa
 
 
 def test_a_checkpoint_whose_folder_vanishes_moves_and_the_audit_finishes(tmp_path, monkeypatch):
-    from dpaudit.auditor.checkpoint import Checkpoint
+    from dpaudit.auditor.run.checkpoint import Checkpoint
 
     folder = tmp_path / "ck"
     folder.mkdir()

@@ -15,7 +15,15 @@ pytest.importorskip("opendp")
 import opendp.prelude as dp  # noqa: E402
 
 import dpaudit  # noqa: E402
-from dpaudit import AddRemove, ApproxDP, InvalidArgument, PureDP, QueryDistance, UnknownMechanism, audit  # noqa: E402
+from dpaudit import (  # noqa: E402
+    AddRemove,
+    ApproxDP,
+    InvalidArgument,
+    PureDP,
+    QueryDistance,
+    UnknownMechanism,
+    audit,
+)
 from dpaudit.adapters.opendp import ZCDP_DELTA  # noqa: E402
 
 pytestmark = [pytest.mark.thirdparty]
@@ -171,7 +179,7 @@ def test_float_outputs_are_not_fl_sums_so_the_lattice_lemma_proves_nothing():
     # OpenDP rounds the exact real q + noise once to a double, so an output off fl(q_b + n)'s lattice
     # can still come from q_b: the adapter says float_sum=False and the leak families get no query
     # values to prove emptiness from (their events would only be observed on fresh samples).
-    from dpaudit.auditor.leak_families import query_vectors
+    from dpaudit.auditor.events.leaks.families import query_vectors
     from dpaudit.mechanisms.targets import resolve
 
     mechanism = resolve(laplace(kind=float), d_in=1.0)

@@ -23,7 +23,8 @@
     Sect. 1.1.  D = (0, 0, 0, 0, 1) has LS = 0 and releases exactly 0; its Replace neighbour
     D' = (0, 0, 0, 1, 1) has median 0 but LS = 1, so its output is continuous and P[y = 0] = 0:
     **true epsilon inf** (probability 1 vs 0).  Outputs are not rounded: rounding would put
-    mass on 0 under D' as well and blur the point.
+    mass on 0 under D' as well and blur the point.  The entry declares its structure (admissible-noise
+    form with S = LS and no smoothness), and the prover refutes it with such a pair.
 
 The first two release on the grid of :mod:`dpaudit.mechanisms._grid` for the coarsest noise scale
 (post-processing), so the documented flaw is the only one.
@@ -31,6 +32,7 @@ The first two release on the grid of :mod:`dpaudit.mechanisms._grid` for the coa
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -43,8 +45,11 @@ from ...neighbours import AddRemove, Replace
 from .._grid import snap_to_grid
 from ..base import Mechanism
 from ..registry import register
+from ..smooth_sensitivity import median_local_sensitivity as exact_local_sensitivity
+from ..smooth_sensitivity import replace_one
+from ..structure import AdmissibleNoise
 
-__all__ = ["clamp_after_density", "clamped_total", "local_sensitivity_of_median", "median"]
+__all__ = ["clamp_after_density", "clamped_total", "local_sensitivity_of_median", "median", "standard_laplace_density"]
 
 
 def _records(data: Any) -> np.ndarray:
@@ -202,6 +207,14 @@ def local_sensitivity_of_median(data: Any, upper: float = 1.0) -> float:
     return float(max(x[m] - x[m - 1], x[m + 1] - x[m]))
 
 
+def standard_laplace_density():
+    """h(z) = e^(-|z|) / 2, the density of rng.laplace(0, 1), with its symbol z."""
+    import sympy
+
+    z = sympy.Symbol("z", real=True)
+    return sympy.exp(-sympy.Abs(z)) / 2, z
+
+
 @register("median-local-sensitivity")
 def median_local_sensitivity(epsilon: float = 1.0, upper: float = 1.0) -> Mechanism:
     """Median plus Laplace(LS(D) / eps) noise: scale 0 on some datasets, true epsilon inf."""
@@ -212,6 +225,18 @@ def median_local_sensitivity(epsilon: float = 1.0, upper: float = 1.0) -> Mechan
         scale = local_sensitivity_of_median(data, upper) / epsilon
         return median(data, upper) + scale * rng.laplace(0.0, 1.0, size=n)
 
+    grid = (0.0, upper / 2, upper)
+    structure = AdmissibleNoise(  # f(x) + (S(x)/alpha) Z with S = LS, alpha = eps and Z ~ Lap(1)
+        noise_density=standard_laplace_density,
+        alpha=epsilon,
+        beta=None,
+        smooth_bound=lambda data: local_sensitivity_of_median(data, upper),
+        local_sensitivity=lambda data: exact_local_sensitivity(data, upper),
+        datasets=tuple(d for size in range(1, 6) for d in itertools.combinations_with_replacement(grid, size)),
+        neighbours=lambda data: replace_one(data, grid),
+        statistic=f"the median of records clamped to [0, {upper:g}]",
+    )
+
     return Mechanism(
         name="median-local-sensitivity",
         claim=PureDP(epsilon),
@@ -220,6 +245,7 @@ def median_local_sensitivity(epsilon: float = 1.0, upper: float = 1.0) -> Mechan
         family="sensitivity",
         description=f"median of records in [0, {upper:g}] with Laplace noise scaled to its local sensitivity, eps={epsilon:g}",
         query=lambda data: median(data, upper),
+        structure=structure,
         domain=(0.0, upper),
         pairs=(((0.0, 0.0, 0.0, 0.0, upper), (0.0, 0.0, 0.0, upper, upper)), ((0.0, 0.0, 0.0), (0.0, 0.0, upper))),
         flaw=(

@@ -1,0 +1,65 @@
+"""Audit fingerprints of the whole catalogue: the check that a refactor of the auditor changes no result.
+
+For every catalogue entry and seed, one audit at a small budget; the fingerprint is what the audit
+decided and reported: the bound, the event, the pair, the search size, the verdict.  Run it before and
+after a change and compare::
+
+    python benchmarks/fingerprints.py -o before.json          # on the old tree
+    python benchmarks/fingerprints.py -o after.json --compare before.json
+
+It prints the entries whose fingerprint differs (none, for a change that moves code only) and exits 1
+if any does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import dpaudit
+from dpaudit.mechanisms.registry import names
+
+SAMPLES = 20_000
+SEEDS = (1, 2)
+
+
+def fingerprint(name: str, seed: int, samples: int) -> dict:
+    result = dpaudit.audit(name, samples=samples, seed=seed, executor="in-process", progress=False)
+    return {
+        "verdict": result.verdict.value,
+        "epsilon_lower_bound": result.epsilon_lower_bound,
+        "verdict_epsilon_lower_bound": result.verdict_epsilon_lower_bound,
+        "event": result.event,
+        "pair": repr(result.pair),
+        "search_samples": result.search_samples,
+        "hits": list(result.hits),
+        "sample_sizes": list(result.sample_sizes),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-o", "--output", required=True, help="where to write the fingerprints (JSON)")
+    parser.add_argument("--compare", help="fingerprints of an earlier run to compare with")
+    parser.add_argument("--samples", type=int, default=SAMPLES)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    prints = {f"{name}@{seed}": fingerprint(name, seed, args.samples) for name in names() for seed in SEEDS}
+    with open(args.output, "w", encoding="utf-8") as handle:
+        json.dump(prints, handle, indent=1, sort_keys=True)
+    print(f"{len(prints)} audits at {args.samples} samples per side in {time.perf_counter() - started:.0f} s")
+    if not args.compare:
+        return 0
+    with open(args.compare, encoding="utf-8") as handle:
+        before = json.load(handle)
+    differ = sorted(k for k in before.keys() | prints.keys() if before.get(k) != prints.get(k))
+    for key in differ:
+        print(f"{key}:\n  before {before.get(key)}\n  after  {prints.get(key)}")
+    print(f"{len(prints) - len(differ)} of {len(prints)} fingerprints identical")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

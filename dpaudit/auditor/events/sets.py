@@ -1,0 +1,399 @@
+"""Events: sets S of outputs with a vectorised membership test and a readable description.
+
+Outputs arrive as a 2-D array (samples x coordinates).  A :class:`Feature` maps each row to one
+number (the output itself, one coordinate, the sum, the maximum, the number of non-zero entries, a
+learned linear score); an event is a set of feature values:
+
+* :class:`Threshold` -- ``f <= t`` or ``f > t`` (half-lines: the Neyman-Pearson sets of monotone
+  likelihood ratios, e.g. Laplace and Gaussian location families);
+* :class:`Interval` -- ``lo < f <= hi``;
+* :class:`ValueSet` -- ``f in {v1, v2, ...}`` for discrete features (unions of atoms);
+* :class:`BinSet` -- ``f`` falls in one of the chosen histogram bins (a histogram density-ratio region);
+* :class:`RowSet` -- the whole output row is one of the listed patterns (e.g. sparse-vector answer
+  patterns);
+* :class:`AtomThreshold` -- a conjunction: one discrete feature lies in a range of values *and* a
+  second feature is below (or above) a threshold, e.g. "the first answered query is one of queries
+  6..10 and the value released there is <= t" (the witness of the sparse vector that releases noisy
+  answers, Lyu, Su & Li 2017, Alg. 3).
+
+Every event is a frozen dataclass of plain values, so ``as_dict()`` is JSON-ready.
+
+Outputs that were not numbers (:mod:`dpaudit.mechanisms.outputs`) are coded; :func:`labelled`
+gives an event the texts it needs to read as the mechanism's own outputs -- the label of each code
+in a :class:`ValueSet` or :class:`RowSet` (``output == 'yes'``), the dict key of a coordinate
+(``output['count'] <= 3``), ``True`` / ``False`` for booleans.  Labels and keys are for reading
+only: membership is decided on the codes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any, Union
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ...mechanisms.outputs import OutputCoding
+
+__all__ = [
+    "AtomThreshold",
+    "BinSet",
+    "Event",
+    "Feature",
+    "Interval",
+    "RowSet",
+    "Threshold",
+    "ValueSet",
+    "event_from_dict",
+    "labelled",
+    "row_keys",
+]
+
+_OWN_TYPES = ("threshold", "interval", "values", "bins", "rows", "atom-threshold")
+_AGGREGATES = ("sum", "max", "min", "argmax", "nonzero", "first-nonzero", "first-nonzero-value")
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One number per output row.
+
+    ``kind`` is ``"value"`` (scalar outputs), ``"coordinate"`` (``index``), one of ``"sum"``,
+    ``"max"``, ``"min"``, ``"argmax"``, ``"nonzero"`` (count of non-zero coordinates),
+    ``"first-nonzero"`` (index of the first non-zero coordinate, the width when there is none: in
+    sparse-vector outputs, the first answered query), ``"first-nonzero-value"`` (the value there, 0
+    when there is none), or ``"linear"`` (the score ``sum_i weights[i] * x_i``).  ``key`` names a
+    coordinate of a dict output (the key's repr) for reading.
+    """
+
+    kind: str
+    index: int | None = None
+    weights: tuple[float, ...] | None = None
+    key: str | None = field(default=None, compare=False)
+
+    def values(self, rows: np.ndarray) -> np.ndarray:
+        if self.kind == "value":
+            return rows[:, 0]
+        if self.kind == "coordinate":
+            return rows[:, self.index]
+        if self.kind == "sum":
+            return rows.sum(axis=1, dtype=float)
+        if self.kind == "max":
+            return rows.max(axis=1)
+        if self.kind == "min":
+            return rows.min(axis=1)
+        if self.kind == "argmax":
+            return rows.argmax(axis=1)
+        if self.kind == "nonzero":
+            return np.count_nonzero(rows, axis=1)
+        if self.kind in ("first-nonzero", "first-nonzero-value"):
+            nonzero = rows != 0
+            first = np.where(nonzero.any(axis=1), nonzero.argmax(axis=1), rows.shape[1])
+            if self.kind == "first-nonzero":
+                return first
+            value = rows[np.arange(rows.shape[0]), np.minimum(first, rows.shape[1] - 1)]
+            return np.where(first < rows.shape[1], value, 0).astype(float)
+        if self.kind == "linear":
+            return rows @ np.asarray(self.weights, dtype=float)
+        raise ValueError(f"feature kind={self.kind!r} must be one of value, coordinate, linear, {', '.join(_AGGREGATES)}")
+
+    def describe(self) -> str:
+        if self.kind == "value":
+            return "output"
+        if self.kind == "coordinate":
+            return f"output[{self.key if self.key is not None else self.index}]"
+        if self.kind == "nonzero":
+            return "number of non-zero coordinates"
+        if self.kind == "first-nonzero":
+            return "index of the first non-zero coordinate"
+        if self.kind == "first-nonzero-value":
+            return "value of the first non-zero coordinate"
+        if self.kind == "linear":
+            terms = " ".join(f"{w:+.3g}*x{i}" for i, w in enumerate(self.weights or ()) if w != 0)
+            return f"score({terms.lstrip('+')})"
+        return f"{self.kind} of coordinates"
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.index is not None:
+            out["index"] = self.index
+        if self.weights is not None:
+            out["weights"] = list(self.weights)
+        if self.key is not None:
+            out["key"] = self.key
+        return out
+
+
+def _num(x: float) -> str:
+    return f"{x:.6g}"
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """``feature <= t`` (``upper=True``) or ``feature > t`` (``upper=False``)."""
+
+    feature: Feature
+    t: float
+    upper: bool
+
+    def contains(self, rows: np.ndarray) -> np.ndarray:
+        f = self.feature.values(rows)
+        return f <= self.t if self.upper else f > self.t
+
+    def describe(self) -> str:
+        return f"{self.feature.describe()} {'<=' if self.upper else '>'} {_num(self.t)}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": "threshold", "feature": self.feature.as_dict(), "t": self.t, "upper": self.upper}
+
+
+@dataclass(frozen=True)
+class Interval:
+    """``lo < feature <= hi``."""
+
+    feature: Feature
+    lo: float
+    hi: float
+
+    def contains(self, rows: np.ndarray) -> np.ndarray:
+        f = self.feature.values(rows)
+        return (f > self.lo) & (f <= self.hi)
+
+    def describe(self) -> str:
+        return f"{self.feature.describe()} in ({_num(self.lo)}, {_num(self.hi)}]"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": "interval", "feature": self.feature.as_dict(), "lo": self.lo, "hi": self.hi}
+
+
+def _listing(items: list[str], limit: int = 8) -> str:
+    shown = ", ".join(items[:limit])
+    return "{" + shown + (f", ... ({len(items)} in all)" if len(items) > limit else "") + "}"
+
+
+@dataclass(frozen=True)
+class ValueSet:
+    """``feature in values`` (a union of atoms of a discrete feature); ``labels`` reads each value
+    as the mechanism returned it (None where it is a plain number)."""
+
+    feature: Feature
+    values: tuple[float, ...]
+    labels: tuple[str | None, ...] | None = field(default=None, compare=False)
+
+    def contains(self, rows: np.ndarray) -> np.ndarray:
+        return np.isin(self.feature.values(rows), np.asarray(self.values))
+
+    def describe(self) -> str:
+        texts = [_num(v) if text is None else text for v, text in zip(self.values, self.labels or [None] * len(self.values))]
+        if self.labels is not None and len(texts) == 1:
+            return f"{self.feature.describe()} == {texts[0]}"
+        return f"{self.feature.describe()} in {_listing(texts)}"
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {"type": "values", "feature": self.feature.as_dict(), "values": list(self.values)}
+        if self.labels is not None:
+            out["labels"] = list(self.labels)
+        return out
+
+
+@dataclass(frozen=True)
+class BinSet:
+    """``feature`` lies in one of the histogram bins ``bins``; bin i is (edges[i-1], edges[i]]."""
+
+    feature: Feature
+    edges: tuple[float, ...]
+    bins: tuple[int, ...]
+
+    def contains(self, rows: np.ndarray) -> np.ndarray:
+        index = np.searchsorted(np.asarray(self.edges), self.feature.values(rows), side="left")
+        return np.isin(index, np.asarray(self.bins))
+
+    def _bin_text(self, i: int) -> str:
+        lo = _num(self.edges[i - 1]) if i > 0 else "-inf"
+        hi = _num(self.edges[i]) if i < len(self.edges) else "inf"
+        return f"({lo}, {hi}]"
+
+    def describe(self) -> str:
+        bins = sorted(self.bins)
+        return f"{self.feature.describe()} in the union of {_listing([self._bin_text(i) for i in bins], 4)}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": "bins", "feature": self.feature.as_dict(), "edges": list(self.edges), "bins": list(self.bins)}
+
+
+def row_keys(rows: np.ndarray) -> np.ndarray:
+    """Each row as one opaque byte string (numpy void), so whole rows compare and sort as scalars."""
+    rows = np.ascontiguousarray(np.asarray(rows, dtype=float) + 0.0)  # + 0.0 maps -0.0 to 0.0
+    return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+
+
+@dataclass(frozen=True)
+class RowSet:
+    """The whole output row is one of ``patterns`` (vector outputs with few distinct values).
+
+    ``labels`` reads each pattern's values as the mechanism returned them (None: a plain number),
+    ``keys`` names the coordinates of dict outputs.
+    """
+
+    patterns: tuple[tuple[float, ...], ...]
+    labels: tuple[tuple[str | None, ...], ...] | None = field(default=None, compare=False)
+    keys: tuple[str, ...] | None = field(default=None, compare=False)
+
+    def contains(self, rows: np.ndarray) -> np.ndarray:
+        return np.isin(row_keys(rows), row_keys(np.asarray(self.patterns, dtype=float)))
+
+    def _pattern_text(self, i: int) -> str:
+        texts = [_num(v) if t is None else t
+                 for v, t in zip(self.patterns[i], self.labels[i] if self.labels else [None] * len(self.patterns[i]))]
+        if self.keys is not None and len(self.keys) == len(texts):
+            return "{" + ", ".join(f"{k}: {t}" for k, t in zip(self.keys, texts)) + "}"
+        if self.labels is not None and len(texts) == 1:  # a scalar output
+            return texts[0]
+        return "(" + ", ".join(texts) + ")"
+
+    def describe(self) -> str:
+        shown = [self._pattern_text(i) for i in range(len(self.patterns))]
+        if self.labels is not None and len(shown) == 1:
+            return f"output == {shown[0]}"
+        return f"output in {_listing(shown, 4)}"
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "rows", "patterns": [list(p) for p in self.patterns]}
+        if self.labels is not None:
+            out["labels"] = [list(p) for p in self.labels]
+        if self.keys is not None:
+            out["keys"] = list(self.keys)
+        return out
+
+
+@dataclass(frozen=True)
+class AtomThreshold:
+    """``low <= atom_feature <= high`` and (``feature <= t`` if ``upper`` else ``feature > t``)."""
+
+    atom_feature: Feature
+    low: float
+    high: float
+    feature: Feature
+    t: float
+    upper: bool
+
+    def contains(self, rows: np.ndarray) -> np.ndarray:
+        f = self.feature.values(rows)
+        below = f <= self.t if self.upper else f > self.t
+        atoms = self.atom_feature.values(rows)
+        return (atoms >= self.low) & (atoms <= self.high) & below
+
+    def describe(self) -> str:
+        side = "<=" if self.upper else ">"
+        where = f"= {_num(self.low)}" if self.low == self.high else f"in [{_num(self.low)}, {_num(self.high)}]"
+        return f"{self.atom_feature.describe()} {where} and {self.feature.describe()} {side} {_num(self.t)}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "type": "atom-threshold",
+            "atom_feature": self.atom_feature.as_dict(),
+            "low": self.low,
+            "high": self.high,
+            "feature": self.feature.as_dict(),
+            "t": self.t,
+            "upper": self.upper,
+        }
+
+
+Event = Union[Threshold, Interval, ValueSet, BinSet, RowSet, AtomThreshold]
+
+
+def _feature_from_dict(spec: dict[str, Any]) -> Feature:
+    weights = spec.get("weights")
+    return Feature(spec["kind"], spec.get("index"), None if weights is None else tuple(float(w) for w in weights),
+                   spec.get("key"))
+
+
+def _optional_tuple(values: Any) -> Any:
+    if values is None:
+        return None
+    return tuple(_optional_tuple(v) if isinstance(v, list) else v for v in values)
+
+
+def event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
+    """Inverse of ``event.as_dict()`` for every event type of this module and of every registered
+    event family (:func:`.family.registered_families`: the leak events, learned events, a user's own).
+
+    ``noise`` is the mechanism's exposed float noise, needed by the float-support event only.
+    """
+    kind = spec.get("type")
+    if kind not in _OWN_TYPES:
+        from . import registered_families
+
+        family = next((f for f in registered_families() if kind in f.event_types), None)
+        if family is None:
+            known = [*_OWN_TYPES, *(t for f in registered_families() for t in f.event_types if t not in _OWN_TYPES)]
+            raise ValueError(f"event type={kind!r} must be one of {', '.join(known)}")
+        return family.event_from_dict(spec, noise)
+    if kind == "threshold":
+        return Threshold(_feature_from_dict(spec["feature"]), float(spec["t"]), bool(spec["upper"]))
+    if kind == "interval":
+        return Interval(_feature_from_dict(spec["feature"]), float(spec["lo"]), float(spec["hi"]))
+    if kind == "values":
+        return ValueSet(_feature_from_dict(spec["feature"]), tuple(float(v) for v in spec["values"]),
+                        _optional_tuple(spec.get("labels")))
+    if kind == "bins":
+        edges = tuple(float(e) for e in spec["edges"])
+        return BinSet(_feature_from_dict(spec["feature"]), edges, tuple(int(b) for b in spec["bins"]))
+    if kind == "rows":
+        return RowSet(tuple(tuple(float(v) for v in p) for p in spec["patterns"]), _optional_tuple(spec.get("labels")),
+                      _optional_tuple(spec.get("keys")))
+    return AtomThreshold(  # "atom-threshold", the last of _OWN_TYPES
+        _feature_from_dict(spec["atom_feature"]),
+        float(spec["low"]),
+        float(spec["high"]),
+        _feature_from_dict(spec["feature"]),
+        float(spec["t"]),
+        bool(spec["upper"]),
+    )
+
+
+def _keyed(feature: Feature, coding: "OutputCoding") -> Feature:
+    key = coding.key(feature.index) if feature.kind == "coordinate" else None
+    return feature if key is None else replace(feature, key=key)
+
+
+def _coordinate_of(feature: Feature) -> int | None:
+    return 0 if feature.kind == "value" else feature.index if feature.kind == "coordinate" else None
+
+
+def _as_atoms(event: Any) -> ValueSet:
+    """A threshold or interval on a boolean coordinate as the set of its atoms {0, 1} it contains."""
+    atoms = np.array([[0.0], [1.0]])
+    inside = type(event)(Feature("value"), *[getattr(event, f.name) for f in fields(event) if f.name != "feature"])
+    return ValueSet(event.feature, tuple(float(v) for v in atoms[inside.contains(atoms), 0]))
+
+
+def labelled(event: Any, coding: "OutputCoding | None") -> Any:
+    """``event`` with the texts that read it as the mechanism's outputs (see the module docstring).
+
+    A threshold or interval on a boolean coordinate becomes the set of atoms it contains
+    (``output == True``); on outputs that are True or False it is the same set.
+    """
+    if coding is None or coding.plain_numbers:
+        return event
+    if isinstance(event, (Threshold, Interval)):
+        coordinate = _coordinate_of(event.feature)
+        if coordinate is not None and coding.kinds[coordinate] == "bool":
+            event = _as_atoms(event)
+    if isinstance(event, ValueSet):
+        coordinate = _coordinate_of(event.feature)
+        if coordinate is not None and coding.kinds[coordinate] != "number":
+            texts = tuple(coding.text(coordinate, v) for v in event.values)
+            event = replace(event, labels=texts)
+    if isinstance(event, RowSet):
+        texts = tuple(tuple(coding.text(i, v) for i, v in enumerate(p)) for p in event.patterns)
+        return replace(event, labels=texts, keys=coding.keys)
+    if isinstance(event, AtomThreshold):
+        return replace(event, atom_feature=_keyed(event.atom_feature, coding), feature=_keyed(event.feature, coding))
+    if hasattr(event, "feature") and isinstance(event.feature, Feature):
+        return replace(event, feature=_keyed(event.feature, coding))
+    if hasattr(event, "key") and getattr(event, "coordinate", None) is not None:  # lattice, float-support
+        return replace(event, key=coding.key(event.coordinate))
+    if hasattr(event, "keys") and hasattr(event, "i") and coding.keys is not None:  # coordinate difference
+        return replace(event, keys=(coding.key(event.i), coding.key(event.j)))
+    return event

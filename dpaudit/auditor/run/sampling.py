@@ -1,0 +1,144 @@
+"""Seeded, chunked sampling of a mechanism on an executor, with the time spent inside the mechanism recorded.
+
+Randomness enters only here, through ``numpy.random.Generator`` objects built from nodes of one
+``SeedSequence(seed)`` spawn tree.  Every draw has a fixed address (its spawn key, the path from the
+root), so one seed reproduces the whole audit whatever executes it::
+
+    SeedSequence(seed)
+      |- (0, 0, r, i, s, c)  search stage, pair screening: round r, candidate pair i, side s, chunk c
+      |- (0, 1, s, c)        search stage, event selection on the chosen pair: side s, chunk c
+      |- (1, 0, j)           verification: the Poisson sample sizes of batch j (both sides)
+      |- (1, 1, j, s, c)     verification: batch j, side s, chunk c
+      |- (2,)                one probe output (its shape fixes the chunk sizes)
+      |- (3, 0, s, c)        probabilistic-DP bad-set test: search samples, side s, chunk c (:mod:`.probabilistic`)
+      |- (3, 1, s, c)        probabilistic-DP bad-set test: verification, side s of the ordered pair, chunk c
+      |- (3, 2)              probabilistic-DP bad-set test: the Poisson sample sizes
+      |- (4,)                side-channel findings: the runs of M(a) an example in the event is taken from
+      '- (5,)                side-channel findings: the runs of M(b) whose side channel is swapped in
+
+Side s is 0 for input a and 1 for input b.  Chunk c of a stream of n draws has the rows given by
+:func:`.executors.chunk_sizes` (a function of n and the output width only), so chunk outputs do not
+depend on the executor.  The verification stage keeps hit counts only.
+
+Outputs that are not plain numbers (labels, booleans, dicts) arrive encoded; ``Draws.coding`` merges
+the :class:`~dpaudit.mechanisms.outputs.OutputCoding` of every chunk (coordinate kinds, dict keys and
+the labels of the search chunks), so the search treats label coordinates as sets of atoms and the
+report names labels and keys.  Codes are a function of the label alone, so chunks agree on them
+wherever they ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..._validation import check_nonnegative_int
+from ...errors import MechanismError
+from ...mechanisms.base import Mechanism
+from ...mechanisms.outputs import SHAPE_HINT
+from .checkpoint import Checkpoint
+from .executors import CHUNK_VALUES, ChunkResult, ChunkTask, MechanismRef, chunk_sizes
+
+__all__ = ["CHUNK_VALUES", "Draws", "fresh_seed", "generator"]
+
+
+def fresh_seed() -> int:
+    """A new seed from OS entropy (via ``SeedSequence``), small enough to print and retype."""
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def generator(seed: int, key: tuple[int, ...]) -> np.random.Generator:
+    """The generator at address ``key`` of the spawn tree of ``SeedSequence(seed)``."""
+    return np.random.default_rng(np.random.SeedSequence(check_nonnegative_int("seed", seed), spawn_key=key))
+
+
+class Draws:
+    """Runs an audit's chunks on ``executor`` and collects outputs (search) or hit counts (verification).
+
+    One output of ``probe_input`` is drawn first (address ``(2,)``): its width fixes the chunk sizes.
+    ``progress`` is called with the number of rows each finished chunk drew.
+    """
+
+    def __init__(
+        self,
+        mechanism: Mechanism,
+        ref: MechanismRef | None,
+        executor: Any,
+        seed: int,
+        probe_input: Any,
+        *,
+        checkpoint: Checkpoint | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        self.mechanism, self.ref, self.executor, self.seed = mechanism, ref, executor, seed
+        self.checkpoint = checkpoint
+        self.progress = progress or (lambda rows: None)
+        self.mechanism_s = 0.0
+        self.draws = 0
+        self.output_shape: tuple[int, ...] | None = None
+        self.dtype_kinds: set[str] = set()
+        drawn = mechanism.draw(probe_input, 1, generator(seed, (2,)))
+        self.coding = drawn.coding
+        probe = drawn.values
+        self.width = int(np.prod(probe.shape[1:])) if probe.ndim > 1 else 1
+
+    def _absorb(self, result: ChunkResult) -> None:
+        self.mechanism_s += result.mechanism_s
+        self.draws += result.rows
+        if result.rows:
+            if self.output_shape is None:
+                self.output_shape = result.shape
+            elif result.shape != self.output_shape:
+                raise MechanismError(
+                    f"mechanism {self.mechanism.name!r} returned outputs of varying shapes: "
+                    f"{self.output_shape} and {result.shape}{SHAPE_HINT}"
+                )
+            self.dtype_kinds.add(result.dtype_kind)
+            if result.coding is not None:
+                self.coding = self.coding.merged(result.coding, self.mechanism.name)
+        self.progress(result.rows)
+
+    def rows(self, key: tuple[int, ...], data: Any, n: int) -> np.ndarray:
+        """n outputs on ``data`` as an (n, width) array, drawn in the chunks of stream ``key``."""
+        return self.rows_many([(key, data, n)])[0]
+
+    def rows_many(self, streams: Sequence[tuple[tuple[int, ...], Any, int]]) -> list[np.ndarray]:
+        """:meth:`rows` for several (key, data, n) streams at once (one round of work for the executor)."""
+        tasks = [
+            ChunkTask(key + (c,), self.seed, data, rows)
+            for key, data, n in streams
+            for c, rows in enumerate(chunk_sizes(n, self.width))
+        ]
+        parts: dict[tuple[int, ...], np.ndarray] = {}
+        for result in self.executor.run(self.mechanism, self.ref, tasks):
+            self._absorb(result)
+            parts[result.key] = result.outputs
+        out = []
+        for key, _, n in streams:
+            ordered = [parts[key + (c,)] for c in range(len(chunk_sizes(n, self.width)))]
+            out.append(np.concatenate(ordered) if len(ordered) > 1 else ordered[0] if ordered else np.empty((0, self.width)))
+        return out
+
+    def counts(self, key: tuple[int, ...], data: Any, n: int, tests: Sequence[Any]) -> list[int]:
+        """For each event in ``tests``, how many of n outputs on ``data`` (stream ``key``) fall in it."""
+        return self.counts_many([(key, data, n)], tests)[0]
+
+    def counts_many(self, streams: Sequence[tuple[tuple[int, ...], Any, int]], tests: Sequence[Any]) -> list[list[int]]:
+        """:meth:`counts` for several (key, data, n) streams at once; finished chunks come from the checkpoint."""
+        totals: dict[tuple[int, ...], list[int]] = {}
+        tasks = []
+        for key, data, n in streams:
+            sizes = chunk_sizes(n, self.width)
+            done, hits, _ = self.checkpoint.done(key) if self.checkpoint is not None else (set(), [], 0)
+            totals[key] = [int(h) for h in hits] if hits else [0] * len(tests)
+            tasks += [ChunkTask(key + (c,), self.seed, data, rows, tuple(tests)) for c, rows in enumerate(sizes) if c not in done]
+            self.progress(sum(rows for c, rows in enumerate(sizes) if c in done))
+        for result in self.executor.run(self.mechanism, self.ref, tasks):
+            self._absorb(result)
+            stream = result.key[:-1]
+            totals[stream] = [t + h for t, h in zip(totals[stream], result.hits or ())]
+            if self.checkpoint is not None:
+                self.checkpoint.add(stream, result.key[-1], result.hits or (), result.rows)
+        return [totals[key] for key, _, _ in streams]

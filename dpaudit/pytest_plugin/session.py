@@ -1,0 +1,380 @@
+"""The ``dp`` fixture's session: privacy assertions bound to one test's seed, their failure messages,
+and the terminal summary collected on the controller (standard library and pytest only; dpaudit
+itself is imported inside the assertions)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .options import (
+    CACHE_KEY,
+    PROPERTY,
+    REPORT_OPTION,
+    SAMPLES_OPTION,
+    SEED_OPTION,
+    SETTINGS,
+    SKIP_AUDITS_OPTION,
+    Settings,
+    test_seed,
+)
+
+__all__ = ["DPSession", "Summary"]
+
+
+class DPSession:
+    """What the ``dp`` fixture yields: privacy assertions bound to one test's seed and settings."""
+
+    def __init__(self, item: pytest.Item) -> None:
+        self._item = item
+        self._settings: Settings = item.config.stash[SETTINGS]
+        self.seed = test_seed(self._settings.seed, item.nodeid)
+        self._calls = 0
+
+    def _next_seed(self) -> int:
+        # Several audits in one test get distinct, reproducible seeds.
+        seed = self.seed if self._calls == 0 else test_seed(self.seed, f"#{self._calls}")
+        self._calls += 1
+        return seed
+
+    def assert_private(
+        self,
+        target: Any,
+        *,
+        epsilon: float | None = None,
+        delta: float | None = None,
+        pair: tuple[Any, Any] | None = None,
+        samples: int | None = None,
+        confidence: float | None = None,
+        neighbours: Any = None,
+        data: Any = None,
+        d_in: Any = None,
+        randomness: str | None = None,
+    ) -> Any:
+        """Audit ``target`` and fail the test on a violation (warn when underpowered).
+
+        ``target`` is a Mechanism, a catalogue name or a plain function ``f(data, rng)`` /
+        ``f(data, n, rng)``.  ``pair``, ``neighbours`` and ``data`` mean what they mean to
+        :func:`dpaudit.audit`: a plain function's pair is audited as given, under the relation its
+        shapes state (two datasets whose sizes differ by one record: add/remove) unless
+        ``neighbours`` names one.  An OpenDP measurement (with ``d_in``) or a diffprivlib mechanism
+        object is audited through its adapter (:mod:`dpaudit.adapters`); ``randomness`` says what a plain
+        function's randomness argument is, as for :func:`dpaudit.audit`.  Returns the AuditResult.
+        """
+        if self._settings.skip_audits:
+            pytest.skip(f"audit skipped by {SKIP_AUDITS_OPTION}")
+        import dpaudit
+        from dpaudit.mechanisms.targets import is_plain_callable
+
+        if epsilon is None and is_plain_callable(target):
+            raise pytest.UsageError("epsilon= is required to audit a plain function")
+        seed = self._next_seed()
+        confidence = confidence if confidence is not None else self._settings.confidence
+        samples = samples if samples is not None else self._settings.samples
+        try:
+            result = dpaudit.audit(
+                target,
+                epsilon=epsilon,
+                delta=delta,
+                pair=pair,
+                neighbours=neighbours,
+                data=data,
+                samples=samples,
+                seed=seed,
+                confidence=confidence,
+                d_in=d_in,
+                randomness=randomness,
+            )
+        except dpaudit.DPAuditError as exc:
+            pytest.fail(f"dpaudit could not audit {_describe(target)}: {exc}", pytrace=False)
+        verdict = _verdict(result)
+        self._record(result, verdict, target, seed, randomness)
+        reproduce = _reproduce_line(target, result, self._item.nodeid, self._settings.seed, randomness)
+        if verdict == "violation":
+            self._remember_failure()
+            pytest.fail(_violation_message(result, reproduce), pytrace=False)
+        self._check_not_reseeded()
+        if verdict == "underpowered":
+            import warnings
+
+            from dpaudit.errors import UnderpoweredWarning
+
+            warnings.warn(
+                UnderpoweredWarning(
+                    f"audit of {_describe(target)} is underpowered: {_bound_line(result)}; "
+                    f"increase {SAMPLES_OPTION} (neither a pass nor a violation is evidence here)"
+                ),
+                stacklevel=2,
+            )
+        return result
+
+    def assert_proved(self, mechanism: Any, **options: Any) -> Any:
+        """Prove ``mechanism`` from its declared density; fail unless the verdict is ``proved``."""
+        import dpaudit
+
+        result = dpaudit.prove(mechanism, **options)
+        verdict = _verdict(result)
+        if verdict != "proved":
+            reason = getattr(result, "reason", "") or ""
+            witness = getattr(result, "counterexample", None)
+            detail = f"\n  counterexample: {witness}" if witness is not None else ""
+            pytest.fail(f"dpaudit: {_describe(mechanism)} was not proved: {verdict}. {reason}{detail}", pytrace=False)
+        return result
+
+    def assert_sensitivity(
+        self, query: Callable[[Any], Any], sensitivity: float, *, strategy: Any = None, **options: Any
+    ) -> Any:
+        """Search (with hypothesis) for neighbouring datasets whose query values differ by more than
+        ``sensitivity``; fail with the shrunk counterexample if one is found.
+
+        ``strategy`` is a hypothesis strategy of neighbouring pairs (e.g.
+        ``dpaudit.strategies.neighbouring_pairs(...)``); without it dpaudit's own adversarial search
+        runs (:func:`dpaudit.auditor.sensitivity.falsify_sensitivity`, options passed through: ``lo``,
+        ``hi``, ``dtype``, ``neighbours``, ``max_examples``, ``rtol``).  Deterministic either way.
+        """
+        if strategy is None:
+            from dpaudit.auditor.sensitivity import falsify_sensitivity
+
+            result = falsify_sensitivity(query, sensitivity, **options)
+            if _verdict(result) == "violation":
+                a, b = result.datasets()
+                pytest.fail(
+                    f"dpaudit: declared sensitivity {sensitivity:g} is exceeded: |f(D) - f(D')| = "
+                    f"{float(result.difference):.6g} on D={_short(a)} vs D'={_short(b)} "
+                    f"({result.examples_tried} examples tried)",
+                    pytrace=False,
+                )
+            return result
+        from hypothesis import HealthCheck, find, settings
+        from hypothesis.errors import NoSuchExample
+
+        from dpaudit.strategies import exact_gap
+
+        def breaks(pair: tuple[Any, Any]) -> bool:
+            return exact_gap(query(pair[0]), query(pair[1])) > sensitivity
+
+        quiet = settings(
+            derandomize=True, database=None, max_examples=options.get("max_examples", 300),
+            suppress_health_check=list(HealthCheck), deadline=None,
+        )
+        try:
+            a, b = find(strategy, breaks, settings=quiet)
+        except NoSuchExample:
+            return None
+        gap = float(exact_gap(query(a), query(b)))
+        pytest.fail(
+            f"dpaudit: declared sensitivity {sensitivity:g} is exceeded: |f(D) - f(D')| = {gap:.6g} "
+            f"on D={_short(a)} vs D'={_short(b)} (shrunk by hypothesis)",
+            pytrace=False,
+        )
+
+    # -- bookkeeping
+
+    def _record(self, result: Any, verdict: str, target: Any, seed: int, randomness: str | None = None) -> None:
+        document = result.as_dict()
+        summary = {
+            "nodeid": self._item.nodeid,
+            "mechanism": _describe(target),
+            "verdict": verdict,
+            "epsilon_lower_bound": document.get("epsilon_lower_bound"),
+            "confidence": document.get("confidence"),
+            "verdict_confidence": document.get("verdict_confidence") or document.get("confidence"),
+            "seed": seed,
+        }
+        if self._settings.report_dir:
+            # Imported here: the reports (jinja2, matplotlib, sympy) load only when a report is asked for.
+            from dpaudit._paths import write_or_keep
+            from dpaudit.reports import format_for, render, report_from_audit
+
+            directory = Path(self._settings.report_dir)
+            stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", self._item.nodeid)[-150:]
+            suffix = f"-{self._calls - 1}" if self._calls > 1 else ""
+            reproduce = " ".join(
+                _reproduce_line(target, result, self._item.nodeid, self._settings.seed, randomness).split()
+            )
+            report = report_from_audit(result, target, proof_note="not run by the pytest plugin", reproduce=reproduce)
+            try:
+                directory.mkdir(exist_ok=True)  # its parent was checked when the run started
+            except OSError:
+                pass  # removed meanwhile: the reports go to temporary files, named in the summary
+            for extension in (".json", ".html"):
+                path = directory / f"{stem}{suffix}{extension}"
+                try:
+                    where, why = write_or_keep(render(report, format_for(path)), path)
+                except OSError as exc:  # not even a temporary file: the summary line is all that is left
+                    where, why = None, f"could not write {str(path)!r} nor a temporary file ({exc.strerror or exc})"
+                if why is not None:
+                    kept = f"; kept in {where}" if where is not None else ""
+                    summary.setdefault("report_problems", []).append(f"{REPORT_OPTION}: {why}{kept}")
+        self._item.user_properties.append((PROPERTY, json.dumps(summary)))
+
+    def _remember_failure(self) -> None:
+        cache = getattr(self._item.config, "cache", None)
+        if cache is not None:
+            failed = cache.get(CACHE_KEY, {})
+            failed.setdefault(self._item.nodeid, self._settings.seed)
+            cache.set(CACHE_KEY, failed)
+
+    def _check_not_reseeded(self) -> None:
+        cache = getattr(self._item.config, "cache", None)
+        if cache is None:
+            return
+        failed = cache.get(CACHE_KEY, {})
+        if self._item.nodeid not in failed:
+            return
+        failed_seed = failed[self._item.nodeid]
+        if failed_seed == self._settings.seed:
+            del failed[self._item.nodeid]  # passes under the seed that failed: the fix is real
+            cache.set(CACHE_KEY, failed)
+            return
+        pytest.fail(
+            f"dpaudit: this audit found a violation under {SEED_OPTION}={failed_seed}; passing under another "
+            f"seed is not evidence (re-seeding until green defeats the false-alarm bound). Run with "
+            f"{SEED_OPTION}={failed_seed} after fixing the mechanism, or clear pytest's cache "
+            "(--cache-clear) to start over.",
+            pytrace=False,
+        )
+
+
+def _verdict(result: Any) -> str:
+    verdict = getattr(result, "verdict", None)
+    return str(getattr(verdict, "value", verdict))
+
+
+def _describe(target: Any) -> str:
+    if isinstance(target, str):
+        return target
+    return str(getattr(target, "name", None) or getattr(target, "__qualname__", None) or type(target).__name__)
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = repr(value if not hasattr(value, "tolist") else value.tolist())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _bound_line(result: Any) -> str:
+    """The bound at its confidence; when the verdict was taken at a stricter level, that bound too."""
+    text = f"epsilon >= {result.epsilon_lower_bound:.4g} at confidence {result.confidence:g}"
+    decisive = getattr(result, "verdict_epsilon_lower_bound", None)
+    if decisive is None or result.verdict_confidence == result.confidence:
+        return text
+    return f"{text} (estimate); epsilon >= {decisive:.4g} at the verdict's confidence {result.verdict_confidence:g}"
+
+
+def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int, randomness: str | None = None) -> str:
+    """The ``dpaudit audit`` command that reruns exactly this audit, and the pytest line that does."""
+    from ..auditor.result import not_reproducible_suffix
+
+    pytest_line = f"pytest '{nodeid}' {SEED_OPTION}={run_seed}"
+    spec = _target_spec(target)
+    if spec is None:
+        return pytest_line + not_reproducible_suffix(result)
+    d = result.as_dict()
+    claim = d["claim"]
+    parts = ["dpaudit audit", spec, f"--epsilon {claim['epsilon']:g}"]
+    if claim.get("delta"):
+        parts.append(f"--delta {claim['delta']:g}")
+    relation = (d.get("neighbours") or {}).get("relation")
+    if ":" in spec and relation is not None:  # a plain function: its relation is not in the file
+        from dpaudit.neighbours import relation_from_dict, relation_spec
+
+        parts.append(f"--neighbours {relation_spec(relation_from_dict(relation))}")
+    a, b = d["pair"]
+    parts += [f"--a '{json.dumps(a)}'", f"--b '{json.dumps(b)}'"]
+    randomness = randomness or getattr(target, "randomness", "generator")
+    if ":" in spec and randomness != "generator":  # a wrapped plain function: how it is called is not in the file
+        parts.append(f"--randomness {randomness}")
+    parts += [f"--samples {result.samples}", f"--confidence {result.confidence:g}", f"--seed {result.seed}"]
+    return " ".join(parts) + not_reproducible_suffix(result) + f"\n               or: {pytest_line}"
+
+
+def _target_spec(target: Any) -> str | None:
+    """``name`` for catalogue entries, ``path/file.py:qualname`` for module-level objects, else None."""
+    if isinstance(target, str):
+        return target
+    obj = target
+    name = getattr(target, "name", None)
+    if name is not None and not callable(target):
+        try:
+            import dpaudit
+
+            if name in dpaudit.names():
+                return name
+        except Exception:  # noqa: BLE001 - a broken catalogue must not hide the failure being reported
+            return None
+        obj = getattr(target, "sampler", None)
+        obj = getattr(obj, "function", obj)
+    qualname = getattr(obj, "__qualname__", "")
+    if not qualname or "<" in qualname:
+        return None
+    try:
+        path = inspect.getsourcefile(obj)
+    except TypeError:
+        return None
+    if path is None:
+        return None
+    try:
+        path = str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        pass
+    return f"{path}:{qualname}"
+
+
+def _violation_message(result: Any, reproduce: str) -> str:
+    d = result.as_dict()
+    pair = d.get("pair")
+    lines = [
+        f"dpaudit: privacy violation by {d.get('target')!r}",
+        f"  claim:       {result.claim}",
+        f"  verdict:     {_verdict(result)}",
+        f"  lower bound: {_bound_line(result)} ({d.get('method', 'auditor default method')})",
+        f"  event:       {result.event}",
+        f"  pair:        a={pair[0] if pair else None!r}  b={pair[1] if pair else None!r}",
+        *([f"  neighbours:  {d['neighbours']['statement']}"] if d.get("neighbours") else []),
+        f"  samples:     {result.samples} per side (verification stage)",
+        f"  reproduce:   {reproduce}",
+    ]
+    return "\n".join(lines)
+
+
+class Summary:
+    """Collects each audit's one-line result from the test reports (xdist ships ``user_properties``
+    from the workers to the controller) and prints the terminal summary."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.rows: list[dict[str, Any]] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        for key, value in report.user_properties:
+            if key == PROPERTY:
+                self.rows.append(json.loads(value))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.rows:
+            return
+        tr = terminalreporter
+        tr.section("dpaudit")
+        tr.write_line(f"run seed {SEED_OPTION}={self.settings.seed}")
+        for row in sorted(self.rows, key=lambda r: r["nodeid"]):
+            bound = row["epsilon_lower_bound"]
+            bound_text = bound if isinstance(bound, str) else f"{bound:.4g}"
+            tr.write_line(
+                f"{row['verdict']:<12} eps >= {bound_text:<8} @ {row['confidence']:g}  "
+                f"{row['mechanism']}  ({row['nodeid']})"
+            )
+            for problem in row.get("report_problems", ()):
+                tr.write_line(f"  {problem}")
+        false_alarm = sum(1 - float(r.get("verdict_confidence") or r["confidence"]) for r in self.rows)
+        tr.write_line(
+            f"{len(self.rows)} audit(s); if every audited mechanism keeps its claim, the chance that any "
+            f"was flagged is at most {false_alarm:.3g} (union bound over the per-audit levels)"
+        )
