@@ -16,6 +16,8 @@ Four parts, each a table:
 4. The one-run audit (Steinke, Nasr & Jagielski 2023; black-box, m Dirac canaries, m / 10 guesses,
    confidence 0.95) beside the many-run audit of the same black-box model (``threat="black-box"``)
    and the theory, with the number of training runs each cost.
+5. Per step and end to end: the audited bound after t = 1, 2, 4, 8, 16 steps (sigma = 2, q = 1) beside
+   the claim epsilon(t) and the RDP accountant's, on one plot (``benchmarks/results/dp_sgd_steps.png``).
 
 Run: ``python benchmarks/dp_sgd.py [--samples 10000000] [--grid-samples 100000] [--seed 1]``
 (``--quick``: 10^6 and 2 x 10^4).  Writes ``benchmarks/results/dp_sgd.json``.
@@ -135,6 +137,36 @@ def one_run_vs_many(args) -> list[dict]:
     return rows
 
 
+def per_step(args) -> list[dict]:
+    print(f"\nPart 5: per step and end to end, sigma=2, q=1, {args.grid_samples} samples per side")
+    rows = []
+    for steps in (1, 2, 4, 8, 16):
+        mechanism = dp_sgd(sigma=2.0, steps=steps)
+        result = dpaudit.audit(mechanism, samples=args.grid_samples, seed=args.seed, confidence=CONFIDENCE)
+        row = {"steps": steps, "claim": mechanism.claim.epsilon, "rdp": accountant_epsilon(2.0, 1.0, steps, DELTA, "rdp"),
+               "bound": result.epsilon_lower_bound, "verdict": result.verdict.value}
+        rows.append(row)
+        print(f"T={steps:<3} claim {row['claim']:.4f}  RDP {row['rdp']:.4f}  bound {row['bound']:.4f}  {row['verdict']}")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(6, 4))
+    steps = [r["steps"] for r in rows]
+    axes.plot(steps, [r["claim"] for r in rows], "o-", label="claim (exact Gaussian composition = PLD)")
+    axes.plot(steps, [r["rdp"] for r in rows], "s--", label="RDP accountant")
+    axes.plot(steps, [r["bound"] for r in rows], "^-", label=f"audited lower bound ({CONFIDENCE})")
+    axes.set_xscale("log", base=2)
+    axes.set_xlabel("steps T")
+    axes.set_ylabel(f"epsilon at delta = {DELTA:g}")
+    axes.set_title("DP-SGD, sigma = 2, q = 1: per step and end to end")
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(RESULTS.with_name("dp_sgd_steps.png"), dpi=100)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=10**7)
@@ -148,7 +180,7 @@ def main() -> None:
         args.samples, args.grid_samples = 10**6, 2 * 10**4
     started = time.perf_counter()
     payload = {"correct": correct_grid(args), "flawed": flawed_twins(args), "accountants": accountants(),
-               "one_run": one_run_vs_many(args)}
+               "one_run": one_run_vs_many(args), "per_step": per_step(args)}
     write_results(RESULTS, seed=args.seed, confidence=CONFIDENCE, started=started, **payload)
 
 
