@@ -38,6 +38,7 @@ _PUBLIC = {
     "UnderpoweredWarning": "dpaudit.errors",
     "UnknownMechanism": "dpaudit.errors",
     "AddRemove": "dpaudit.neighbours",
+    "Canary": "dpaudit.neighbours",
     "Local": "dpaudit.neighbours",
     "NeighbourRelation": "dpaudit.neighbours",
     "QueryDistance": "dpaudit.neighbours",
@@ -87,7 +88,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .mechanisms.registry import catalogue, get, names
     from .mechanisms.structure import AdmissibleNoise, Part, SequentialComposition, WishartNoise
     from .mechanisms.targets import resolve
-    from .neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Replace
+    from .neighbours import AddRemove, Canary, Local, NeighbourRelation, QueryDistance, Replace
     from .proofs import ProofResult, prove
     from .reports import report
 

@@ -9,6 +9,8 @@ should an auditor try for a given domain.
   ``||q - q'||_norm <= sensitivity`` with norm ``l1``, ``l2`` or ``linf`` (the last is the "ALL"
   neighbourhood of the sparse-vector and noisy-max literature: every answer moves by at most Delta).
 * :class:`Local` -- local DP: any two inputs of the domain are neighbours (randomized response).
+* :class:`Canary` -- add/remove restricted to one chosen record, the canary: D vs D plus the canary
+  (the membership game of privacy auditing for machine learning, Nasr et al., USENIX Security 2023).
 
 Candidate pairs for vectors of query answers follow the input patterns of Ding, Wang, Wang, Zhang &
 Kifer, "Detecting Violations of Differential Privacy", CCS 2018, Sect. 5.1 (one above, one below, one
@@ -30,6 +32,7 @@ from .errors import InvalidArgument, InvalidDataset, NotNeighbouring
 
 __all__ = [
     "AddRemove",
+    "Canary",
     "DING_PATTERNS",
     "Local",
     "NeighbourRelation",
@@ -170,6 +173,56 @@ class AddRemove:
 
     def __str__(self) -> str:
         return "add/remove one record"
+
+
+@dataclass(frozen=True)
+class Canary(AddRemove):
+    """Add/remove of one chosen record, the canary: D' = D plus ``record`` (or D = D' plus it).
+
+    The membership game of privacy auditing (Nasr, Hayes, Steinke, Balle, Tramer, Jagielski,
+    Carlini & Terzis, "Tight auditing of differentially private machine learning", USENIX Security
+    2023): the adversary picks the canary, the trainer runs on D or on D plus the canary, and the
+    adversary guesses which.  Every Canary pair is an add/remove pair, so a Canary relation is an
+    :class:`AddRemove` (the claim is the same); it only narrows the pairs to those that differ by the
+    canary.  ``record`` is any hashable record (lists are kept as tuples).
+    """
+
+    record: Any = None
+    name: ClassVar[str] = "canary"
+
+    def __post_init__(self) -> None:
+        if self.record is None:
+            raise InvalidArgument("Canary(record=None): give the canary record, e.g. Canary((0.0, 0.0, 1.0, 1))")
+        if isinstance(self.record, (list, np.ndarray)):
+            object.__setattr__(self, "record", tuple(np.asarray(self.record).tolist()))
+        _record_key(self.record)  # refuses records that are not numbers, strings or sequences of them
+
+    def is_neighbouring(self, a: Any, b: Any) -> bool:
+        if not super().is_neighbouring(a, b):
+            return False
+        only_a, only_b = _multiset_difference(_as_records("a", a), _as_records("b", b))
+        return set((only_a + only_b).keys()) == {_record_key(self.record)}
+
+    def check(self, a: Any, b: Any) -> None:
+        """Raise :class:`NotNeighbouring` unless one dataset is the other plus the canary."""
+        if not self.is_neighbouring(a, b):
+            raise NotNeighbouring(
+                f"datasets a={_shown(a)} and b={_shown(b)} are not canary neighbours: one must equal the other "
+                f"with the canary {_shown(self.record)} added"
+            )
+
+    def candidate_pairs(self, domain: Any, size: int = 4) -> list[tuple[tuple, tuple]]:
+        """Pairs (D, D + [canary]) for D empty and D the first ``size`` records of ``domain``, both ways."""
+        check_positive_int("size", size)
+        bases = [(), tuple(_domain_values(domain)[:size])]
+        pairs = [(base, base + (self.record,)) for base in bases] + [(base + (self.record,), base) for base in bases]
+        return _unique_pairs(pairs)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"relation": self.name, "record": _record_key(self.record)}
+
+    def __str__(self) -> str:
+        return f"add/remove the canary {_shown(self.record, 40)}"
 
 
 @dataclass(frozen=True)
@@ -357,12 +410,21 @@ def _unique_pairs(pairs: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
     return unique
 
 
-NeighbourRelation = Union[AddRemove, Replace, QueryDistance, Local]
+NeighbourRelation = Union[AddRemove, Canary, Replace, QueryDistance, Local]
 
 
 def relation_from_spec(spec: str) -> NeighbourRelation:
-    """Parse a relation named on a command line: ``add-remove``, ``replace``, ``local`` or
-    ``query-distance[:SENSITIVITY[:NORM]]`` (e.g. ``query-distance:1:linf``)."""
+    """Parse a relation named on a command line: ``add-remove``, ``replace``, ``local``,
+    ``query-distance[:SENSITIVITY[:NORM]]`` (e.g. ``query-distance:1:linf``) or ``canary:RECORD``
+    with the record in JSON (e.g. ``canary:[0, 0, 1, 1]``)."""
+    name, _, record = str(spec).partition(":")
+    if name == Canary.name:
+        import json
+
+        try:
+            return Canary(json.loads(record))
+        except (ValueError, InvalidArgument) as exc:
+            raise InvalidDataset(f"neighbours={spec!r}: the canary must be one record in JSON, e.g. canary:[0, 1] ({exc})") from None
     name, *rest = str(spec).split(":")
     simple = {"add-remove": AddRemove, "replace": Replace, "local": Local}
     if name in simple and not rest:
@@ -377,13 +439,15 @@ def relation_from_spec(spec: str) -> NeighbourRelation:
         except InvalidArgument as exc:
             raise InvalidDataset(f"neighbours={spec!r}: {exc}") from None
     raise InvalidDataset(
-        f"neighbours={spec!r} must be add-remove, replace, local or query-distance[:SENSITIVITY[:NORM]]"
+        f"neighbours={spec!r} must be add-remove, replace, local, query-distance[:SENSITIVITY[:NORM]] or canary:RECORD"
     )
 
 
 def relation_from_dict(data: dict[str, Any]) -> NeighbourRelation:
     """Inverse of ``as_dict()`` of every relation."""
     name = data.get("relation")
+    if name == Canary.name:
+        return Canary(data.get("record"))
     if name == QueryDistance.name:
         return QueryDistance(data.get("sensitivity", 1.0), data.get("norm", "l1"))
     simple = {"add-remove": AddRemove, "replace": Replace, "local": Local}
@@ -396,6 +460,10 @@ def relation_spec(relation: NeighbourRelation) -> str:
     """The command-line name of ``relation``, inverse of :func:`relation_from_spec`."""
     if isinstance(relation, QueryDistance):
         return f"query-distance:{relation.sensitivity:g}:{relation.norm}"
+    if isinstance(relation, Canary):
+        import json
+
+        return f"canary:{json.dumps(_record_key(relation.record))}"
     return relation.name
 
 

@@ -159,3 +159,28 @@ def test_relation_names_and_dicts_round_trip(relation):
     from dpaudit.neighbours import relation_from_dict, relation_from_spec, relation_spec
 
     assert relation_from_spec(relation_spec(relation)) == relation == relation_from_dict(relation.as_dict())
+
+
+def test_canary_relation_is_add_remove_of_the_canary_only():
+    from dpaudit import AddRemove, Canary
+    from dpaudit.neighbours import relation_from_dict, relation_from_spec, relation_spec
+
+    canary = Canary([0.0, 0.0, 4.0, 1.0])
+    base = [(1.0, 0.0, 0.0, 1.0)]
+    assert isinstance(canary, AddRemove) and canary.record == (0.0, 0.0, 4.0, 1.0)
+    assert canary.is_neighbouring(base, base + [(0, 0, 4, 1)])
+    assert canary.is_neighbouring(base + [(0, 0, 4, 1)], base)
+    assert not canary.is_neighbouring(base, base + [(0, 0, 5, 1)])  # add/remove, but not of the canary
+    assert all(canary.is_neighbouring(a, b) for a, b in canary.candidate_pairs(base))
+    assert relation_from_spec(relation_spec(canary)) == canary
+    assert relation_from_dict(canary.as_dict()) == canary
+
+
+def test_canary_relation_refuses_bad_input():
+    from dpaudit import Canary
+    from dpaudit.neighbours import relation_from_spec
+
+    with pytest.raises(InvalidArgument, match="canary record"):
+        Canary()
+    with pytest.raises(InvalidDataset, match="canary must be one record in JSON"):
+        relation_from_spec("canary:[0, 1")

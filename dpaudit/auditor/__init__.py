@@ -10,7 +10,8 @@ The stages sit here: :mod:`.audit` (the audit), :mod:`.pairs` and :mod:`.relatio
 joint ratio test, multiplicity), :mod:`.scopes` (implementation and algorithmic bounds),
 :mod:`.probabilistic` (the probabilistic-DP bad-set test), :mod:`.sensitivity` (falsifying a declared
 sensitivity), :mod:`.targeting` (the search score at delta > 0), :mod:`.curve`, :mod:`.curve_stage`
-and :mod:`.curve_claims` (the empirical privacy curve and the verdicts of curve claims), :mod:`.result`.
+and :mod:`.curve_claims` (the empirical privacy curve and the verdicts of curve claims), :mod:`.one_run`
+(one training run, many canaries: Steinke, Nasr & Jagielski 2023), :mod:`.result`.
 Two rooms: :mod:`.events` (the event families behind one interface,
 the float-leak families in :mod:`.events.leaks`, side channels) and :mod:`.run` (seeded chunked
 sampling, executors, shipping to workers, checkpoints, progress).

@@ -14,7 +14,8 @@ Modules: :mod:`.query_density` (pure DP of densities under |q - q'| <= Delta), :
 :mod:`.hockey_stick` and :mod:`.gaussian` (approximate DP), :mod:`.probabilistic` and
 :mod:`.postprocessing` (probabilistic DP and Meiser's post-processing attack), :mod:`.theorems`
 (composition, group privacy, post-processing rules), :mod:`.signs` (deciding signs for all parameters),
-:mod:`.verify` (mpmath re-verification).  This package never imports :mod:`dpaudit.auditor`.
+:mod:`.verify` (mpmath re-verification), :mod:`.privacy_loss` (the exact privacy loss distribution of
+composed subsampled Gaussian steps, and accountants checked against it).  This package never imports :mod:`dpaudit.auditor`.
 """
 
 from __future__ import annotations

@@ -25,6 +25,11 @@ COVERAGE = {
     "clamped-mean-wrong-sensitivity": NO_DENSITY,
     # D_alpha <= alpha rho for every alpha (Canonne, Kamath & Steinke 2020), for all parameters
     "discrete-gaussian": (PROVED, "<= rho alpha"),
+    "dp-sgd": NO_DENSITY,
+    "dp-sgd-clip-after-sum": NO_DENSITY,
+    "dp-sgd-fixed-batch": NO_DENSITY,
+    "dp-sgd-last-step-no-multiplier": NO_DENSITY,
+    "dp-sgd-noise-batch-mean": NO_DENSITY,
     "exponential": (PROVED, "for all outputs and neighbours"),
     "exponential-no-factor-2": (REFUTED, ""),
     "gaussian": (PROVED, "Thm. A.1"),
