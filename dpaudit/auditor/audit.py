@@ -76,8 +76,8 @@ from ..errors import InvalidArgument, MechanismError
 from ..mechanisms.base import RANDOMNESS
 from ..mechanisms.targets import is_plain_callable, load_target, resolve
 from . import bounds
-from .curve_claims import decide_curve_claim, is_curve_claim, working_point
-from .curve_stage import curve_stage
+from .curve.claims import decide_curve_claim, is_curve_claim, working_point
+from .curve.stage import curve_stage
 from .events.family import Scored
 from .events.leaks.events import (
     DEFAULT_CHECKS,
@@ -274,7 +274,7 @@ def audit(
     curve : bool
         Also bound the whole privacy curve delta(epsilon) of the verified pair from below, simultaneously
         over the curve, with lower bounds on mu (Gaussian DP) and rho (zCDP) derived from it
-        (``AuditResult.curve``; :mod:`.curve`, :mod:`.curve_stage`): costs ``search_budget(N)`` + N more
+        (``AuditResult.curve``; :mod:`.curve.empirical`, :mod:`.curve.stage`): costs ``search_budget(N)`` + N more
         outputs per side.
 
     Returns
@@ -327,7 +327,7 @@ def audit(
     channels, channel_notes = observed(mechanism, checks, explicit)
     as_given, mechanism = mechanism, with_side_channels(mechanism, channels) if channels else mechanism
     curve_claim = mechanism.claim if is_curve_claim(mechanism.claim) else None
-    if curve_claim is not None:  # decided on its whole curve (:mod:`.curve_claims`); the stages work at one point
+    if curve_claim is not None:  # decided on its whole curve (:mod:`.curve.claims`); the stages work at one point
         mechanism, curve = replace(mechanism, claim=working_point(curve_claim)), True
     claim = mechanism.claim
     claim_delta = float(claim.delta)

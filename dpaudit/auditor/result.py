@@ -182,9 +182,9 @@ class AuditResult:
     curve : EmpiricalCurve or None
         With ``audit(..., curve=True)``: lower confidence bounds on the whole privacy curve
         delta(epsilon) of the pair, simultaneous over the curve, with the lower bounds on mu
-        (Gaussian DP) and rho (zero-concentrated DP) derived from it (:mod:`dpaudit.auditor.curve`).
+        (Gaussian DP) and rho (zero-concentrated DP) derived from it (:mod:`dpaudit.auditor.curve.empirical`).
     curve_check : dict
-        For a curve claim (zCDP, RDP, GDP, a privacy curve; :mod:`dpaudit.auditor.curve_claims`): whether
+        For a curve claim (zCDP, RDP, GDP, a privacy curve; :mod:`dpaudit.auditor.curve.claims`): whether
         the curve's bounds refute it at the verdict's level (``refuted``) and at the estimate's
         (``estimate_refutes``), and the ``witness``: the event, the test, and the point of the curve
         (epsilon, the claimed delta, the lower bound on delta) or the Rényi order where it fails.
@@ -248,7 +248,7 @@ class AuditResult:
 
     def point_claim(self) -> Claim:
         """The (epsilon, delta) claim the verification stage worked at: ``claim`` itself, or for a curve
-        claim the point recorded in ``curve_check["working_point"]`` (:mod:`dpaudit.auditor.curve_claims`)."""
+        claim the point recorded in ``curve_check["working_point"]`` (:mod:`dpaudit.auditor.curve.claims`)."""
         point = self.curve_check.get("working_point") if self.curve_check else None
         return claim_from_dict(point) if point else self.claim
 

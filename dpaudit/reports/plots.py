@@ -442,7 +442,7 @@ def privacy_curve(audit: dict[str, Any]) -> dict[str, Any] | None:
 def _at_working_point(audit: dict[str, Any]) -> dict[str, Any]:
     """``audit`` with a curve claim replaced by the (epsilon, delta) point its stages worked at, for the
     figures that read one epsilon (:func:`dpaudit.auditor.curve_claims.working_point`)."""
-    from ..auditor.curve_claims import is_curve_claim, working_point
+    from ..auditor.curve.claims import is_curve_claim, working_point
     from ..claims import claim_from_dict
 
     claim = claim_from_dict(audit["claim"])

@@ -57,8 +57,8 @@ from typing import Any
 
 import numpy as np
 
-from . import bounds
-from .events.sets import Feature, Threshold
+from .. import bounds
+from ..events.sets import Feature, Threshold
 
 __all__ = ["ALPHA_GRID", "CURVE_POINTS", "TAIL_THRESHOLDS", "CurveEvent", "EmpiricalCurve", "binary_renyi",
            "measure_curve", "threshold_family"]
@@ -172,7 +172,7 @@ class EmpiricalCurve:
         return self.events[int(np.argmax(values))] if values.size and np.isfinite(values.max()) else None
 
     def as_dict(self) -> dict[str, Any]:
-        from .result import plain
+        from ..result import plain
 
         return plain({
             "pair": self.pair, "sample_sizes": self.sample_sizes, "confidence": self.confidence,
@@ -185,7 +185,7 @@ class EmpiricalCurve:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "EmpiricalCurve":
-        from .result import from_plain
+        from ..result import from_plain
 
         return cls(
             pair=from_plain(data["pair"]), sample_sizes=tuple(data["sample_sizes"]),
@@ -302,6 +302,6 @@ def measure_curve(events: list[Any], hits_a: list[int], hits_b: list[int], sizes
 
 def _plain_spec(event: Any) -> dict[str, Any]:
     """The event's ``as_dict()`` as plain JSON data."""
-    from .result import plain
+    from ..result import plain
 
     return plain(event.as_dict())

@@ -12,7 +12,7 @@ from scipy.stats import norm
 import dpaudit
 from dpaudit import GaussianDP, InvalidArgument, Mechanism, PrivacyCurve, QueryDistance, RenyiDP, ZeroConcentratedDP
 from dpaudit.auditor import bounds
-from dpaudit.auditor.curve import EmpiricalCurve, binary_renyi, measure_curve, threshold_family
+from dpaudit.auditor.curve.empirical import EmpiricalCurve, binary_renyi, measure_curve, threshold_family
 from dpaudit.auditor.events.sets import Feature, Threshold
 from dpaudit.auditor.result import Verdict
 from dpaudit.conversions import gdp_delta, gdp_epsilon

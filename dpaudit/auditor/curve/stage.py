@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .curve import EmpiricalCurve, measure_curve, threshold_family
-from .events.family import Scored
-from .events.sets import Feature, Threshold, labelled
-from .result import from_plain, plain
-from .run.sampling import Draws
+from ..events.family import Scored
+from ..events.sets import Feature, Threshold, labelled
+from ..result import from_plain, plain
+from ..run.sampling import Draws
+from .empirical import EmpiricalCurve, measure_curve, threshold_family
 
 __all__ = ["CURVE_ADDRESS", "MAX_CURVE_FEATURES", "curve_stage"]
 

@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from ..claims import CURVE_KINDS, ApproxDP, Claim, PureDP
-from .curve import ALPHA_GRID, EmpiricalCurve, binary_renyi
+from ...claims import CURVE_KINDS, ApproxDP, Claim, PureDP
+from .empirical import ALPHA_GRID, EmpiricalCurve, binary_renyi
 
 __all__ = ["EPSILON_GRID", "WORKING_DELTA", "CurveCheck", "check_curve_claim", "is_curve_claim", "working_point"]
 
@@ -170,7 +170,7 @@ def decide_curve_claim(result: Any, claim: Claim) -> Any:
     """
     from dataclasses import replace
 
-    from .result import Verdict
+    from ..result import Verdict
 
     curve = result.curve
     decisive, estimate = check_curve_claim(claim, curve, verdict=True), check_curve_claim(claim, curve, verdict=False)
