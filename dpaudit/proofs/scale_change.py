@@ -16,8 +16,8 @@ Output map
     Rounding to a grid is post-processing of the unrounded value, so a refutation of that value alone
     refutes nothing.  The event is stated on the released values instead: with the grid
     y = clamp(g round(v / g), -B, B) of :mod:`dpaudit.mechanisms._grid`, the released set
-    {y >= k g} (k g <= B) is exactly {v >= (k - 1/2) g} (the tie v = (k - 1/2) g has probability 0),
-    and {y <= k g} (k g >= -B) is {v <= (k + 1/2) g}.  Its probabilities are tails of Z at the cell
+    {y >= k g} is exactly {v >= (k - 1/2) g} (the tie v = (k - 1/2) g has probability 0), and
+    {y <= k g} is {v <= (k + 1/2) g}, both for -B <= k g <= B only (the search stops past B).  Its probabilities are tails of Z at the cell
     boundary c: P_x[S] = T((c - f(x)) / s) with T(w) = int_0^oo h(w + u) du (upper tail) or
     int_0^oo h(-w - u) du (lower tail), integrated in closed form by sympy (e^-w / 2 for Laplace).
     A declared output map other than this grid, or none declared in words only, stops the rule.
@@ -65,11 +65,10 @@ def _released_boundary(value: Any, side: int, grid: tuple[float, float] | None) 
     if grid is None:
         return value, value
     step, bound = sympy.Rational(grid[0]), sympy.Rational(grid[1])
-    if side > 0:
-        k = sympy.ceiling(value / step + sympy.Rational(1, 2))
-        return (k * step, (k - sympy.Rational(1, 2)) * step) if k * step <= bound else None
-    k = sympy.floor(value / step - sympy.Rational(1, 2))
-    return (k * step, (k + sympy.Rational(1, 2)) * step) if k * step >= -bound else None
+    half = sympy.Rational(1, 2)
+    k = sympy.ceiling(value / step + half) if side > 0 else sympy.floor(value / step - half)
+    # clamp(r, -B, B) >= k g iff r >= k g only when k g lies in [-B, B] (else the event is all or nothing)
+    return (k * step, (k - side * half) * step) if -bound <= k * step <= bound else None
 
 
 def _pair_witness(h: Any, z: Any, centres: tuple[Any, Any], scales: tuple[Any, Any], eps: Any,

@@ -111,3 +111,23 @@ def test_cli_prints_the_witness():
     assert result.exit_code == 1, result.output
     for words in ("REFUTED", "inputs: [[1], [1, 0]]", "released y >=", "P[M(x') in S]"):
         assert words in result.output
+
+
+def test_the_lower_tail_is_used_when_the_clamp_bound_cuts_the_upper_one():
+    # B = 1.9 < 2: no released value reaches the first upper threshold; on the lower side
+    # P[v <= c] = e^(-(1 - c)) / 2 vs e^(-2 (1/2 - c)) / 2, ratio e^-c > e^1 once c < -1 (search reaches -1.5)
+    witness = prove(_with(grid=(2.0**-16, 1.9)), time_budget=BUDGET).counterexample
+    assert witness is not None and "released y <=" in witness.output_set
+    threshold = sympy.Rational(witness.extra["threshold"])
+    assert -1.9 <= threshold < -1
+    with mpmath.workdps(50):
+        c = mpmath.mpf(threshold.p) / threshold.q + mpmath.mpf(2) ** -17
+        p, p_prime = mpmath.exp(-(1 - c)) / 2, mpmath.exp(-2 * (mpmath.mpf(1) / 2 - c)) / 2
+        assert p > mpmath.e * p_prime and abs(mpmath.log(p / p_prime) - witness.log_ratio) < 1e-12
+
+
+def test_no_threshold_beyond_the_clamp_bound_is_used():
+    # B = 2^-20 < g: only the grid point 0 is in [-B, B]; it is the threshold of a search point v only for
+    # g/2 <= |v| <= 3g/2, and the points tried here (centres and scales are multiples of 1/12) never are
+    result = prove(_with(grid=(2.0**-16, 2.0**-20)), time_budget=BUDGET)
+    assert result.verdict is Verdict.UNKNOWN and result.counterexample is None
