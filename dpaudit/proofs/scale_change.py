@@ -33,6 +33,7 @@ mechanism whose noise is calibrated to a fixed size.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -49,6 +50,7 @@ DIGITS = 50
 _MAX_DOUBLINGS = 64
 
 
+@functools.lru_cache(maxsize=32)
 def _tail(h: Any, z: Any, side: int) -> Any:
     """T(w) for w > 0: int_0^oo h(side (w + u)) du, the mass of Z beyond side * w, in closed form or None."""
     import sympy
@@ -113,6 +115,7 @@ def scale_change_witness(noise: AdmissibleNoise, claim: Claim, query: Callable[[
         return None
     h, z = noise.noise_density()
     eps, alpha = sympy.Rational(claim.epsilon), sympy.Rational(noise.alpha)
+    tried: set[tuple[Any, ...]] = set()  # the rule depends on the pair only through its centres and scales
     for x in noise.datasets:
         checkpoint()
         for neighbour in noise.neighbours(x):
@@ -120,6 +123,9 @@ def scale_change_witness(noise: AdmissibleNoise, claim: Claim, query: Callable[[
             if scales[0] == scales[1] or min(scales) <= 0:
                 continue
             centres = (sympy.Rational(float(query(x))), sympy.Rational(float(query(neighbour))))
+            if (centres, scales) in tried:
+                continue
+            tried.add((centres, scales))
             found = _pair_witness(h, z, centres, scales, eps, noise.grid)
             if found is None:
                 continue
