@@ -115,6 +115,10 @@ class AdmissibleNoise:
         f in words.
     output : str
         The map applied to f(x) + (S(x)/alpha) Z before release, in words ("" for none).
+    grid : (float, float) or None
+        When that map is the rounding y = clamp(g round(v / g), -B, B) of
+        :func:`dpaudit.mechanisms._grid.snap_to_grid`, its (g, B) (``grid_for``'s pair), so a prover can
+        state events on the released values; None otherwise.
     """
 
     noise_density: Callable[[], tuple[Any, Any]]
@@ -126,9 +130,15 @@ class AdmissibleNoise:
     neighbours: Callable[[Any], Iterable[Any]]
     statistic: str
     output: str = ""
+    grid: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "alpha", check_positive_finite("alpha", self.alpha))
+        if self.grid is not None:
+            step, bound = self.grid
+            object.__setattr__(self, "grid", (check_positive_finite("grid step", step), check_positive_finite("grid bound", bound)))
+            if not self.output:
+                raise InvalidArgument(f"grid={self.grid!r} needs output to say in words that the release is rounded to it")
         if self.beta is not None:
             object.__setattr__(self, "beta", check_positive_finite("beta", self.beta))
         object.__setattr__(self, "datasets", tuple(self.datasets))

@@ -25,6 +25,8 @@ Refutation
     When the value itself is released and the instance has neighbours x, x' with S(x) = 0 < S(x'),
     M(x) = f(x) with probability 1 while M(x') has a density: P[M(x) = f(x)] = 1 > e^epsilon * 0 + delta
     for every delta < 1 (the pitfall of noise scaled to the local sensitivity, NRS 2007 Sect. 1.1).
+    When neighbours x, x' have different scales S(x)/alpha != S(x')/alpha, a released tail event whose
+    probabilities differ by more than e^epsilon refutes pure DP (:mod:`.scale_change`).
 
 The suprema are exact (sympy: critical points by real roots of the derivative's numerator, limits at
 the ends of each half-line) and the two inequalities are decided exactly in rationals (alpha, beta and
@@ -152,6 +154,14 @@ def prove_admissible_noise(noise: AdmissibleNoise, claim: Claim, query: Callable
         return Outcome(Verdict.REFUTED, f"a noise scale S(x) = 0 next to S(x') > 0 releases an atom: {claim} fails "
                        "for every epsilon (and every delta < 1)", "point mass of a zero noise scale", steps,
                        counterexample=witness)
+    checkpoint("scale change")
+    from .scale_change import scale_change_witness
+
+    witness = scale_change_witness(noise, claim, query)
+    if witness is not None:
+        return Outcome(Verdict.REFUTED, f"the noise scale S(x)/alpha changes between neighbours: a released tail event "
+                       f"has probability ratio e^{witness.log_ratio:.6g} > e^epsilon, so {claim} fails",
+                       "tail event of a changing noise scale", steps, counterexample=witness)
     if noise.beta is None:
         return Outcome(Verdict.UNKNOWN, "step 'dilation': S declares no smoothness parameter beta", METHOD, steps)
     eps = _exact(claim.epsilon)

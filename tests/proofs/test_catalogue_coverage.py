@@ -22,7 +22,9 @@ PROVED, REFUTED, UNKNOWN = Verdict.PROVED, Verdict.REFUTED, Verdict.UNKNOWN
 
 COVERAGE = {
     "above-threshold": (PROVED, "randomness alignment"),
-    "clamped-mean-wrong-sensitivity": NO_DENSITY,
+    # declared as f(x) + (S(x)/eps) Z with S = (ub - lb)/|x|: the scale changes between neighbours, a released
+    # tail event of unbounded loss (proofs.scale_change)
+    "clamped-mean-wrong-sensitivity": (REFUTED, "noise scale S(x)/alpha changes"),
     # D_alpha <= alpha rho for every alpha (Canonne, Kamath & Steinke 2020), for all parameters
     "discrete-gaussian": (PROVED, "<= rho alpha"),
     "dp-sgd": NO_DENSITY,

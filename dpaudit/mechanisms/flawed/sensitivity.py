@@ -9,6 +9,9 @@
     |y| (1/b_(n+1) - 1/b_n) = |y| eps / (ub - lb): **true epsilon inf**.  Witness (eps = 1): D = (1,),
     D' = (1, 0) give ln p_D(y) - ln p_D'(y) = y - ln 2 for y >= 1, above eps = 1 on y > 1 + ln 2, an
     event of probability 1/4 under D.  (DP-Auditorium keeps mean mechanisms with the same kind of bug.)
+    The entry declares its structure (f = the clamped mean, S(x) = (ub - lb) / max(|x|, 1), alpha =
+    eps, Laplace noise, no smoothness), and the prover refutes it with a tail event of the released
+    grid values at such a pair.
 ``sum-clamp-after`` -- meant as the sum of records clamped to [lb, ub] = [0, 1] with Laplace(ub /
     eps) noise, it clamps the TOTAL instead: f(D) = clamp(sum(D), n lb, n ub), n = |D|.  Records
     come from [0, R] with R = 10.  Since clamp(x, a, c) is 1-Lipschitz in (x, a, c) for the max norm
@@ -42,14 +45,14 @@ from ..._validation import check_positive_finite, check_real
 from ...claims import PureDP
 from ...errors import InvalidArgument, InvalidDataset
 from ...neighbours import AddRemove, Replace
-from .._grid import snap_to_grid
+from .._grid import grid_for, snap_to_grid
 from ..base import Mechanism
 from ..registry import register
 from ..smooth_sensitivity import median_local_sensitivity as exact_local_sensitivity
 from ..smooth_sensitivity import replace_one
 from ..structure import AdmissibleNoise
 
-__all__ = ["clamp_after_density", "clamped_total", "local_sensitivity_of_median", "median", "standard_laplace_density"]
+__all__ = ["add_remove_one", "clamp_after_density", "clamped_total", "local_sensitivity_of_median", "median", "standard_laplace_density"]
 
 
 def _records(data: Any) -> np.ndarray:
@@ -69,6 +72,12 @@ def _bounds(lower: float, upper: float) -> tuple[float, float]:
     return lower, upper
 
 
+def add_remove_one(data: Any, records: tuple[float, ...]) -> list[tuple[float, ...]]:
+    """The add/remove neighbours of ``data``: each record removed, then each of ``records`` added."""
+    data = tuple(data)
+    return [data[:i] + data[i + 1:] for i in range(len(data))] + [data + (r,) for r in records]
+
+
 @register("clamped-mean-wrong-sensitivity")
 def clamped_mean_wrong_sensitivity(epsilon: float = 1.0, lower: float = 0.0, upper: float = 1.0) -> Mechanism:
     """Clamped mean with noise scale (ub - lb) / (|D| eps): the scale depends on D, true eps inf."""
@@ -85,6 +94,24 @@ def clamped_mean_wrong_sensitivity(epsilon: float = 1.0, lower: float = 0.0, upp
         noise = rng.laplace(0.0, width / (size * epsilon), size=n)
         return snap_to_grid(clamped_mean(data) + noise, width / epsilon)
 
+    def local_sensitivity(data: Any) -> float:
+        # f(x + r) is affine in r, so over r in [lb, ub] the largest move is at lb or ub
+        return max(abs(clamped_mean(data) - clamped_mean(d)) for d in add_remove_one(data, (lower, upper)))
+
+    records = (lower, (lower + upper) / 2, upper)
+    structure = AdmissibleNoise(  # f(x) + (S(x)/alpha) Z with S = (ub - lb)/max(|x|, 1), alpha = eps, Z ~ Lap(1)
+        noise_density=standard_laplace_density,
+        alpha=epsilon,
+        beta=None,
+        smooth_bound=lambda data: width / max(_records(data).size, 1),
+        local_sensitivity=local_sensitivity,
+        datasets=tuple(d for size in range(4) for d in itertools.combinations_with_replacement((upper, lower), size)),
+        neighbours=lambda data: add_remove_one(data, records),
+        statistic=f"the mean of records clamped to [{lower:g}, {upper:g}] (0 for no records)",
+        output=f"rounded to the grid of noise scale (ub - lb)/eps = {width / epsilon:g} (snap_to_grid)",
+        grid=grid_for(width / epsilon),
+    )
+
     return Mechanism(
         name="clamped-mean-wrong-sensitivity",
         claim=PureDP(epsilon),
@@ -93,6 +120,7 @@ def clamped_mean_wrong_sensitivity(epsilon: float = 1.0, lower: float = 0.0, upp
         family="sensitivity",
         description=f"clamped mean on [{lower:g}, {upper:g}] with noise scale (ub - lb)/(|D| eps), eps={epsilon:g}",
         query=clamped_mean,
+        structure=structure,
         domain=(lower, upper),
         pairs=(((upper,), (upper, lower)), ((lower,), (lower, upper)), ((upper, lower), (upper, lower, upper))),
         flaw=(
