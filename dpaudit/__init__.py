@@ -63,6 +63,12 @@ _PUBLIC = {
     "audit": "dpaudit.auditor",
     "AuditResult": "dpaudit.auditor",
     "EmpiricalCurve": "dpaudit.auditor",
+    "BaseFamily": "dpaudit.auditor.events",
+    "EventFamily": "dpaudit.auditor.events",
+    "Scored": "dpaudit.auditor.events",
+    "SearchContext": "dpaudit.auditor.events",
+    "register_family": "dpaudit.auditor.events",
+    "unregister_family": "dpaudit.auditor.events",
     "report": "dpaudit.reports",
 }
 
@@ -70,6 +76,7 @@ __all__ = ["__version__", *sorted(_PUBLIC)]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .auditor import AuditResult, EmpiricalCurve, audit
+    from .auditor.events import BaseFamily, EventFamily, Scored, SearchContext, register_family, unregister_family
     from .claims import ApproxDP, Claim, GaussianDP, PrivacyCurve, ProbabilisticDP, PureDP, RenyiDP, ZeroConcentratedDP
     from .errors import (
         DPAuditError,
