@@ -299,9 +299,9 @@ def _batch_law(config: TrainingConfig, m: int) -> tuple[np.ndarray, list[Fractio
     sizes = rows.sum(axis=1).astype(int)
     q, size = Fraction(config.q), min(config.batch_size, m)  # exact rationals (q: the double's exact value)
     if config.sampling == "poisson":
-        exact = [q**k * (1 - q) ** (m - k) for k in sizes]
+        exact = [q**k * (1 - q) ** (m - k) for k in sizes.tolist()]
     else:
-        exact = [Fraction(1, math.comb(m, size)) if k == size else Fraction(0) for k in sizes]
+        exact = [Fraction(1, math.comb(m, size)) if k == size else Fraction(0) for k in sizes.tolist()]
     keep = [k for k, w in enumerate(exact) if w > 0]
     return rows[keep], [exact[k] for k in keep]
 

@@ -262,7 +262,7 @@ def _witness(structure: GaussianSteps, claim: Claim) -> Counterexample | str:
         statistic = " + ".join(f"{w:g} y_{i + 1}" for i, w in enumerate(weights)) if len(weights) > 1 else "y_1"
         event = f"({statistic}) / C {'>' if up else '<'} {t:.12g}"
         return Counterexample(
-            description=f"the event S = {{{event}}} on the canary projections has P_{names[x]}(S) > e^epsilon P_{names[y]}(S) + delta",
+            description=f"the event S = {{{event}}} on the canary projections has P{names[x]}(S) > e^epsilon P{names[y]}(S) + delta",
             inputs=(structure.pair[x], structure.pair[y]),
             output=None,
             output_set=event,
@@ -273,7 +273,9 @@ def _witness(structure: GaussianSteps, claim: Claim) -> Counterexample | str:
             parameters={"epsilon": float(eps), "threshold": t, "rounding_radius": float(r)},
             precision_digits=DIGITS,
             extra={
-                "direction": f"P_{names[x]}(S) > e^epsilon P_{names[y]}(S) + delta",
+                "direction": f"P{names[x]}(S) > e^epsilon P{names[y]}(S) + delta",
+                "tail": "upper" if up else "lower",
+                "weights": weights,
                 "P_X(S) lower bound": mpmath.nstr(p_x, 20),
                 "P_Y(S) upper bound": mpmath.nstr(p_y, 20),
                 "statistic sd (clip units)": sd,
