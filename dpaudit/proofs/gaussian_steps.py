@@ -62,6 +62,9 @@ METHOD = "DP-SGD steps: dominating pair, composition, conversion"
 def exact_delta(epsilon: float, scale: float, q: float, shift: float) -> Any:
     """delta(epsilon) of P = (1 - q) N(0, scale^2) + q N(shift, scale^2) against Q = N(0, scale^2), both orders, mpmath.
 
+    The 50-digit form of :func:`~dpaudit.mechanisms.dp_sgd.subsampled_gaussian_delta` (which runs in
+    plain floats so that the catalogue loads without mpmath).
+
     The privacy loss is monotone in x, so the optimal sets are half-lines at the likelihood-ratio
     thresholds x* = scale^2/shift ln((e^eps - 1 + q)/q) + shift/2 (P against Q) and
     x_* = scale^2/shift ln((e^-eps - 1 + q)/q) + shift/2 (Q against P, when e^-eps > 1 - q)
@@ -90,8 +93,8 @@ def prove_gaussian_steps(structure: GaussianSteps, claim: Claim) -> Outcome:
     import sympy
 
     if claim.kind != "approximate" or not claim.delta > 0:
-        return Outcome(Verdict.UNKNOWN, f"step 'claim': the steps are decided for approximate (epsilon, delta > 0) "
-                       f"claims; {claim} is {claim.kind}", METHOD)
+        return Outcome(Verdict.UNKNOWN, f"step 'claim': the steps are decided for approximate (epsilon, delta) claims "
+                       f"with delta > 0, not {claim.kind} {claim}", METHOD)
     scales, delta_ = structure.noise_scales, structure.sensitivity
     q, T = structure.q, structure.steps
     sampler = "Poisson sampling at rate" if structure.sampling == "poisson" else "fixed-size batches without replacement, canary included with probability"
@@ -132,7 +135,7 @@ def _upper_bound(structure: GaussianSteps, claim: Claim, steps: list[Step]) -> O
                           f"T = {T} adaptive Gaussian step(s) compose to exactly mu-GDP with mu = Delta sqrt(sum_t 1/s_t^2) "
                           "(Dong, Roth & Su 2022, Cor. 3.3); the release is a post-processing of the noisy sums"))
         delta_at = exact_delta(eps, 1.0, 1.0, mu)
-        conversion = f"delta(epsilon) = Phi(mu/2 - epsilon/mu) - e^epsilon Phi(-mu/2 - epsilon/mu) (Dong, Roth & Su 2022, Cor. 2.13)"
+        conversion = "delta(epsilon) = Phi(mu/2 - epsilon/mu) - e^epsilon Phi(-mu/2 - epsilon/mu) (Dong, Roth & Su 2022, Cor. 2.13)"
     elif T == 1:
         s = scales[0]
         steps.append(Step("dominating pair", sympy.Eq(sympy.Symbol("q"), sympy.Float(q, 15)),
@@ -169,7 +172,7 @@ def _bracket(structure: GaussianSteps, claim: Claim, steps: list[Step]) -> Outco
     effective = scales[0] / structure.sensitivity  # the noise in units of the shift
     bracket = exact_epsilon(effective, structure.q, structure.steps, claim.delta, BRACKET_INTERVAL)
     steps.append(Step("dominating pair", sympy.Eq(sympy.Symbol("sigma_eff"), sympy.Float(effective, 15)),
-                      f"each step is dominated by (1 - q) N(0, s^2) + q N(Delta, s^2) against N(0, s^2) "
+                      "each step is dominated by (1 - q) N(0, s^2) + q N(Delta, s^2) against N(0, s^2) "
                       "(Zhu, Dong & Wang 2022, Sect. 5), i.e. shift 1 and noise s / Delta"))
     steps.append(Step("composition", sympy.Eq(sympy.Symbol("epsilon_high"), sympy.Float(bracket.high, 15)),
                       f"{structure.steps} steps composed numerically by an FFT of a pessimistic discretisation of the "
@@ -184,10 +187,15 @@ def _bracket(structure: GaussianSteps, claim: Claim, steps: list[Step]) -> Outco
                    f"bracket [{bracket.low:.6g}, {bracket.high:.6g}] with margin {BRACKET_MARGIN:g}", METHOD, steps)
 
 
+def _weights(structure: GaussianSteps) -> list[float]:
+    """w_t = (s_min / s_t)^2: the likelihood-ratio statistic's weights for a shift common to all steps."""
+    scales = structure.noise_scales
+    return [(min(scales) / s) ** 2 for s in scales]
+
+
 def _statistic_law(structure: GaussianSteps, law: tuple[tuple[float, float], ...]) -> list[tuple[float, float]] | None:
     """Z = sum_t w_t y_t / C as (probability, mean) components, or None beyond MAX_COMPONENTS."""
-    scales = structure.noise_scales
-    weights = [(min(scales) / s) ** 2 for s in scales]
+    weights = _weights(structure)
     if len(law) ** structure.steps > MAX_COMPONENTS:
         return None
     merged: dict[float, float] = {}
@@ -207,8 +215,7 @@ def _witness(structure: GaussianSteps, claim: Claim) -> Counterexample | str:
 
     if structure.projections is None:
         return f"the canary projections' law is not known exactly ({structure.projection_reason})"
-    scales = structure.noise_scales
-    weights = [(min(scales) / s) ** 2 for s in scales]
+    scales, weights = structure.noise_scales, _weights(structure)
     laws = [_statistic_law(structure, law) for law in structure.projections]
     if laws[0] is None or laws[1] is None:
         return f"the statistic has more than {MAX_COMPONENTS} Gaussian components"
@@ -222,7 +229,7 @@ def _witness(structure: GaussianSteps, claim: Claim) -> Counterexample | str:
     grid = np.linspace(min(means) - 12 * sd, max(means) + 12 * sd, 4001)
     best = None
     for (x, y), up in itertools.product(((1, 0), (0, 1)), (True, False)):
-        def excess(t: float) -> float:
+        def excess(t: float, x: int = x, y: int = y, up: bool = up) -> float:
             return tail(laws[x], t, up) - math.exp(eps) * tail(laws[y], t, up)
 
         values = [excess(t) for t in grid]
