@@ -61,17 +61,18 @@ def claim_covers(proved: Claim, claim: Claim) -> bool:
 def prove_structure(mechanism: Mechanism, claim: Claim, numeric: bool, time_budget: float | None, start: float) -> ProofResult:
     """Decide ``claim`` for ``mechanism`` from its declared structure (see the module docstring)."""
     structure = mechanism.structure
+    # The rules' modules are imported before the budget starts: its alarm, raised inside an import,
+    # can land in CPython's parser and leave it in an inconsistent state (a SystemError, not a timeout).
+    from .admissible import prove_admissible_noise
+    from .wishart import prove_wishart
+
     try:
         with time_budget_context(time_budget):
             if isinstance(structure, SequentialComposition):
                 outcome = _sequential(structure, claim, numeric)
             elif isinstance(structure, AdmissibleNoise):
-                from .admissible import prove_admissible_noise
-
                 outcome = prove_admissible_noise(structure, claim, mechanism.query)
             elif isinstance(structure, WishartNoise):
-                from .wishart import prove_wishart
-
                 outcome = prove_wishart(structure, claim)
             elif isinstance(structure, GaussianSteps):
                 from .gaussian_steps import prove_gaussian_steps
