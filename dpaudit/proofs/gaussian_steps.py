@@ -42,9 +42,16 @@ import itertools
 import math
 from typing import Any
 
+import mpmath
+import numpy as np
+import sympy
+from scipy.optimize import minimize_scalar
+from scipy.special import ndtr
+
 from ..claims import Claim
 from ..mechanisms.structure import GaussianSteps
 from .budget import checkpoint
+from .privacy_loss import exact_epsilon
 from .result import Counterexample, Outcome, Step, Verdict
 
 __all__ = ["exact_delta", "prove_gaussian_steps"]
@@ -70,8 +77,6 @@ def exact_delta(epsilon: float, scale: float, q: float, shift: float) -> Any:
     x_* = scale^2/shift ln((e^-eps - 1 + q)/q) + shift/2 (Q against P, when e^-eps > 1 - q)
     (Neyman-Pearson; Zhu, Dong & Wang 2022, Sect. 5).  q = 1, scale = 1, shift = mu is mu-GDP.
     """
-    import mpmath
-
     with mpmath.workdps(DIGITS):
         eps, s, q_, d = mpmath.mpf(epsilon), mpmath.mpf(scale), mpmath.mpf(q), mpmath.mpf(shift)
 
@@ -90,8 +95,6 @@ def exact_delta(epsilon: float, scale: float, q: float, shift: float) -> Any:
 
 def prove_gaussian_steps(structure: GaussianSteps, claim: Claim) -> Outcome:
     """Decide an (epsilon, delta) claim for the declared steps (module docstring): proved, refuted or unknown."""
-    import sympy
-
     if claim.kind != "approximate" or not claim.delta > 0:
         return Outcome(Verdict.UNKNOWN, f"step 'claim': the steps are decided for approximate (epsilon, delta) claims "
                        f"with delta > 0, not {claim.kind} {claim}", METHOD)
@@ -119,8 +122,6 @@ def prove_gaussian_steps(structure: GaussianSteps, claim: Claim) -> Outcome:
 
 def _upper_bound(structure: GaussianSteps, claim: Claim, steps: list[Step]) -> Outcome:
     """Proved when the dominating pair's composition meets the claim, else unknown with the comparison (steps appended)."""
-    import sympy
-
     scales, sensitivity, q, T = structure.noise_scales, structure.sensitivity, structure.q, structure.steps
     eps, dlt = claim.epsilon, claim.delta
     if structure.sampling != "poisson" and q < 1:
@@ -146,8 +147,6 @@ def _upper_bound(structure: GaussianSteps, claim: Claim, steps: list[Step]) -> O
         conversion = "delta(epsilon) of the pair at the likelihood-ratio thresholds, both orders (Neyman-Pearson)"
     else:
         return _bracket(structure, claim, steps)
-    import mpmath
-
     holds = delta_at <= mpmath.mpf(dlt)
     steps.append(Step("conversion", sympy.Eq(sympy.Symbol("delta_exact"), sympy.Float(mpmath.nstr(delta_at, 20), 20)),
                       f"{conversion}, evaluated with mpmath at {DIGITS} digits at the claim's epsilon = {eps!r}"))
@@ -161,10 +160,6 @@ def _upper_bound(structure: GaussianSteps, claim: Claim, steps: list[Step]) -> O
 
 
 def _bracket(structure: GaussianSteps, claim: Claim, steps: list[Step]) -> Outcome:
-    import sympy
-
-    from .privacy_loss import exact_epsilon
-
     scales = structure.noise_scales
     if len(set(scales)) != 1:
         return Outcome(Verdict.UNKNOWN, "step 'composition': the privacy-loss bracket takes equal noise at every step "
@@ -208,10 +203,6 @@ def _statistic_law(structure: GaussianSteps, law: tuple[tuple[float, float], ...
 
 def _witness(structure: GaussianSteps, claim: Claim) -> Counterexample | str:
     """A checked threshold event on the canary pair, or the reason why none was found."""
-    import mpmath
-    import numpy as np
-    from scipy.optimize import minimize_scalar
-    from scipy.special import ndtr
 
     if structure.projections is None:
         return f"the canary projections' law is not known exactly ({structure.projection_reason})"

@@ -64,6 +64,7 @@ def prove_structure(mechanism: Mechanism, claim: Claim, numeric: bool, time_budg
     # The rules' modules are imported before the budget starts: its alarm, raised inside an import,
     # can land in CPython's parser and leave it in an inconsistent state (a SystemError, not a timeout).
     from .admissible import prove_admissible_noise
+    from .gaussian_steps import prove_gaussian_steps
     from .wishart import prove_wishart
 
     try:
@@ -75,8 +76,6 @@ def prove_structure(mechanism: Mechanism, claim: Claim, numeric: bool, time_budg
             elif isinstance(structure, WishartNoise):
                 outcome = prove_wishart(structure, claim)
             elif isinstance(structure, GaussianSteps):
-                from .gaussian_steps import prove_gaussian_steps
-
                 outcome = prove_gaussian_steps(structure, claim)
             else:
                 outcome = Outcome(Verdict.UNKNOWN, f"structure {type(structure).__name__} has no proof rule", "none")
