@@ -22,7 +22,7 @@ from dpaudit.mechanisms.dp_sgd import (
     gaussian_epsilon,
     subsampled_gaussian_epsilon,
 )
-from dpaudit.mechanisms.flawed.dp_sgd import ANTI_ALIGNED
+from dpaudit.mechanisms.flawed.dp_sgd import ANTI_ALIGNED, dp_sgd_fixed_batch
 from dpaudit.mechanisms.registry import get
 from dpaudit.proofs import Verdict, prove
 from dpaudit.proofs.privacy_loss import exact_epsilon
@@ -133,8 +133,18 @@ def test_mutants_are_never_proved_when_false(label, mechanism, claim, provable):
 
 
 def test_clear_mutants_are_refuted_with_a_witness():
-    for mechanism, claim in ((dp_sgd(), ApproxDP(EXACT * 0.999, DELTA)), (_mechanism(TrainingConfig((0.9,)), 1.0), None)):
-        assert prove(mechanism, claim=claim).verdict is Verdict.REFUTED
+    subsampled = subsampled_gaussian_epsilon(1.0, 0.5, DELTA)
+    for mechanism, claim in (
+        (dp_sgd(), ApproxDP(EXACT * 0.999, DELTA)),
+        (_mechanism(TrainingConfig((0.9,)), 1.0), None),
+        # one Poisson-subsampled step (a two-component mixture against a Gaussian), claim 1 % low
+        (dp_sgd(sigma=1.0, q=0.5), ApproxDP(subsampled * 0.99, DELTA)),
+        # the fixed-batch twin at another noise multiplier
+        (dp_sgd_fixed_batch(sigma=1.0), None),
+    ):
+        result = prove(mechanism, claim=claim)
+        assert result.verdict is Verdict.REFUTED, result.reason
+        assert result.counterexample.log_ratio > result.counterexample.bound
 
 
 def _matches_sampler(mechanism, structure, n=100_000, seed=11):
