@@ -35,6 +35,10 @@ Carlini & Terzis, "Tight auditing of differentially private machine learning", U
 
 Outputs are released on a 2^-16 grid of the noise scale (:mod:`dpaudit.mechanisms._grid`).
 
+Each entry declares the :class:`~dpaudit.mechanisms.structure.GaussianSteps` its loop runs
+(:func:`gaussian_steps`: read off the configuration, not the claim), from which
+:mod:`dpaudit.proofs.gaussian_steps` proves or refutes the claim.
+
 The default dataset has zero last features, so its gradients are orthogonal to u: the white-box
 projections at q = 1 are then exactly a Gaussian mechanism with shift C per step, the worst case
 of the accountant's analysis, which an audit can approach.
