@@ -153,7 +153,7 @@ def _upper_bound(structure: GaussianSteps, claim: Claim, steps: list[Step]) -> O
     if holds:
         steps.append(Step("final inequality", sympy.Le(sympy.Float(mpmath.nstr(delta_at, 20), 20), sympy.Float(dlt), evaluate=False),
                           f"delta_exact({eps!r}) <= {dlt!r}: the steps satisfy ({eps!r}, {dlt!r})-DP"))
-        return Outcome(Verdict.PROVED, f"the exact delta at epsilon = {eps:.6g} is {mpmath.nstr(delta_at, 12)} <= {dlt:g} "
+        return Outcome(Verdict.PROVED, f"the exact delta at epsilon = {eps:.6g} is {mpmath.nstr(delta_at, 17)} <= {dlt:g} "
                        f"({DIGITS}-digit evaluation of the dominating pair's composition)", METHOD, steps)
     return Outcome(Verdict.UNKNOWN, f"step 'final inequality': the dominating pair's exact delta at epsilon = {eps:.6g} is "
                    f"{mpmath.nstr(delta_at, 6)} > {dlt:g}", METHOD, steps)
