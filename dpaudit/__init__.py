@@ -51,6 +51,7 @@ _PUBLIC = {
     "noisy_max_program": "dpaudit.mechanisms.programs",
     "threshold_program": "dpaudit.mechanisms.programs",
     "AdmissibleNoise": "dpaudit.mechanisms.structure",
+    "GaussianSteps": "dpaudit.mechanisms.structure",
     "Part": "dpaudit.mechanisms.structure",
     "SequentialComposition": "dpaudit.mechanisms.structure",
     "WishartNoise": "dpaudit.mechanisms.structure",
@@ -93,7 +94,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .mechanisms.density import SymbolicDensity
     from .mechanisms.programs import Noise, NoisyMaxProgram, ThresholdProgram, noisy_max_program, threshold_program
     from .mechanisms.registry import catalogue, get, names
-    from .mechanisms.structure import AdmissibleNoise, Part, SequentialComposition, WishartNoise
+    from .mechanisms.structure import AdmissibleNoise, GaussianSteps, Part, SequentialComposition, WishartNoise
     from .mechanisms.targets import resolve
     from .neighbours import AddRemove, Canary, Local, NeighbourRelation, QueryDistance, Replace
     from .proofs import ProofResult, prove
