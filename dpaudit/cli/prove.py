@@ -21,12 +21,22 @@ from ._common import (
 def _restated_claim(mechanism, claim_kind: str | None, epsilon: float | None, delta: float | None,
                     rho: float | None = None, mu: float | None = None, alpha: float | None = None):
     """The claim the options restate, or None.  --rho / --mu / --alpha alone imply --claim zcdp / gdp / renyi."""
+    from .._validation import check_nonnegative_finite, check_unit_interval
     from ..claims import CURVE_KINDS, GaussianDP, ProbabilisticDP, PureDP, RenyiDP, ZeroConcentratedDP
     from ..errors import InvalidArgument
     from ..mechanisms.targets import restated_point
 
     if all(v is None for v in (claim_kind, epsilon, delta, rho, mu, alpha)):
         return None
+    # Each value given is checked on its own first, so a malformed one is named even where the claim
+    # it restates would not use it.
+    if epsilon is not None:
+        check_nonnegative_finite("epsilon", epsilon)
+    if delta is not None:
+        check_unit_interval("delta", delta)
+    for given, make in ((rho, ZeroConcentratedDP), (mu, GaussianDP), (alpha, lambda a: RenyiDP(a, 0.0))):
+        if given is not None:
+            make(given)
     own = mechanism.claim
     implying = "rho" if rho is not None else "mu" if mu is not None else "alpha" if alpha is not None else None
     implied = {"rho": "zcdp", "mu": "gdp", "alpha": "renyi", None: None}[implying]

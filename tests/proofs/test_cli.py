@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from click.testing import CliRunner
 
 from dpaudit.cli import main
@@ -99,3 +101,13 @@ def test_svt_lyu_4_json_names_the_witness_pattern():
     pattern = witness["output"]
     assert pattern.count(1) == 1 and pattern[: pattern.index(1)] == [0] * pattern.index(1)  # bottoms, one top, then -1s
     assert witness["value"] > witness["bound"] == 0.1
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (("--epsilon", "nan", "--claim", "zcdp"), "epsilon=nan"),  # found by the CLI fuzzer: zcdp does not use epsilon
+    (("--rho", "nan", "--claim", "gdp", "--mu", "1"), "rho=nan"),
+    (("--delta", "2", "--claim", "zcdp", "--rho", "1"), "delta=2.0"),
+])
+def test_a_malformed_value_is_named_even_where_the_restated_claim_would_not_use_it(args, named):
+    result = invoke("rr", *args)
+    assert result.exit_code == 2 and named in result.output
