@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .float_noise import FloatNoise
     from .structure import Structure
 
-__all__ = ["RANDOMNESS", "Mechanism", "Outputs", "Sampler"]
+__all__ = ["RANDOMNESS", "Mechanism", "Outputs", "Sampler", "StepwiseRelease"]
 
 Sampler = Callable[[Any, int, np.random.Generator], Any]
 
@@ -48,6 +48,21 @@ RANDOMNESS = ("generator", "random-state", "python-random", "own")
 """What a wrapped function draws its randomness from: a ``numpy.random.Generator`` (passed as is),
 a ``numpy.random.RandomState`` or a ``random.Random`` (each seeded from the audit's Generator), or
 its own source (nothing passed; OpenDP, ``secrets``, global generators): then no seed reproduces it."""
+
+
+@dataclass(frozen=True)
+class StepwiseRelease:
+    """An output row that is one column per step of an iterative mechanism (e.g. DP-SGD's T noisy updates).
+
+    ``steps`` is T; ``claimed_epsilon(t, delta)`` is the epsilon(delta) the mechanism's own accountant
+    (or closed form) gives for the first t steps alone, so that ``claimed_epsilon(T, claim.delta)`` is
+    the claim.  The report draws the claim and the audited bound after each step
+    (:func:`dpaudit.reports.plots.privacy_over_steps`).
+    """
+
+    steps: int
+    claimed_epsilon: Callable[[int, float], float] = field(repr=False)
+    how: str = ""
 
 
 @dataclass(frozen=True)
@@ -108,6 +123,9 @@ class Mechanism:
         Zero-argument function returning the mechanism as a small program
         (:mod:`dpaudit.mechanisms.programs`): the prover decides it by randomness alignment when no
         density is declared.
+    stepwise : StepwiseRelease or None
+        Set when each output row holds one column per step of an iterative mechanism, with the
+        claim after t steps (:class:`StepwiseRelease`); the report then plots privacy over the steps.
     """
 
     name: str
@@ -129,6 +147,7 @@ class Mechanism:
     randomness: str = "generator"
     float_sum: bool = True
     program: "Callable[[], Program] | None" = field(default=None, repr=False)
+    stepwise: StepwiseRelease | None = field(default=None, repr=False)
 
     @property
     def reproducible(self) -> bool:
