@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import check_nonnegative_int, check_one_of, check_positive_finite, short_repr
+from .._validation import check_nonnegative_int, check_one_of, check_positive_finite, check_positive_int, short_repr
 from ..claims import CLAIM_KINDS, Claim
 from ..errors import InvalidArgument, MechanismError
 from ..neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Replace
@@ -63,6 +63,11 @@ class StepwiseRelease:
     steps: int
     claimed_epsilon: Callable[[int, float], float] = field(repr=False)
     how: str = ""
+
+    def __post_init__(self) -> None:
+        check_positive_int("steps", self.steps)
+        if not callable(self.claimed_epsilon):
+            raise InvalidArgument(f"claimed_epsilon={self.claimed_epsilon!r} must be a function (t, delta) -> epsilon")
 
 
 @dataclass(frozen=True)
@@ -185,6 +190,8 @@ class Mechanism:
             if math.isnan(te) or te < 0:
                 raise InvalidArgument(f"true_epsilon={self.true_epsilon!r} must be >= 0 (inf allowed)")
             object.__setattr__(self, "true_epsilon", te)
+        if self.stepwise is not None and not isinstance(self.stepwise, StepwiseRelease):
+            raise InvalidArgument(f"stepwise={self.stepwise!r} must be a StepwiseRelease(steps, claimed_epsilon) or None")
         object.__setattr__(self, "pairs", tuple(tuple(p) for p in self.pairs))
 
     @property

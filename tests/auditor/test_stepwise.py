@@ -76,3 +76,15 @@ def test_the_bounds_grow_with_the_steps_of_a_correct_mechanism():
 def test_bad_input_is_named(rows_a, rows_b, steps, confidence, message):
     with pytest.raises(InvalidArgument, match=message):
         step_bounds(rows_a, rows_b, steps, DELTA, confidence)
+
+
+def test_a_stepwise_release_is_checked():
+    from dpaudit import ApproxDP, Canary, Mechanism, StepwiseRelease
+
+    with pytest.raises(InvalidArgument, match="steps"):
+        StepwiseRelease(0, lambda t, delta: 1.0)
+    with pytest.raises(InvalidArgument, match="claimed_epsilon"):
+        StepwiseRelease(2, 1.0)
+    with pytest.raises(InvalidArgument, match="stepwise"):
+        Mechanism(name="m", claim=ApproxDP(1.0, 1e-5), neighbours=Canary((1.0,)), sampler=lambda d, n, rng: 0.0,
+                  stepwise=2)
