@@ -468,6 +468,7 @@ def privacy_over_steps(sample: Resample, stepwise: Any, audit: dict[str, Any]) -
             label="lower bound after t steps (re-sample)")
     ax.plot([stepwise.steps], [float(audit["epsilon_lower_bound"])], marker="*", ms=10, color=_COLOURS[3],
             ls="none", label="audit's verified bound (all T steps)")
+    ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_xlabel("steps t")
     ax.set_ylabel(f"epsilon at delta = {delta:g}")
     ax.set_ylim(bottom=0.0)
@@ -477,7 +478,7 @@ def privacy_over_steps(sample: Resample, stepwise: Any, audit: dict[str, Any]) -
         f"after t steps ({stepwise.how or 'the mechanism accountant'}). Line: a lower bound on epsilon after t steps "
         f"from this figure's re-sample, on the event Z_t > c with Z_t the likelihood-ratio statistic of a Gaussian "
         f"composition (the sum of the first t step outputs, weighted by shift / variance estimated on a held-out "
-        f"selection half, which also chooses c and the order among 64 thresholds); Clopper-Pearson union bound on "
+        f"selection half, which also chooses the order and c among 64 quantiles in each order); Clopper-Pearson union bound on "
         f"the other half ({found.verification_size} outputs per side), each point at {found.per_step_confidence:.6g} "
         f"so that all {len(steps)} hold together at {confidence:g} (Bonferroni); an estimate from the re-sample, "
         f"not the audit's verified result. Star: the audit's own verified bound on all T steps "
