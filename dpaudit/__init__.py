@@ -52,6 +52,7 @@ _PUBLIC = {
     "noisy_max_program": "dpaudit.mechanisms.programs",
     "threshold_program": "dpaudit.mechanisms.programs",
     "AdmissibleNoise": "dpaudit.mechanisms.structure",
+    "GaussianSteps": "dpaudit.mechanisms.structure",
     "Part": "dpaudit.mechanisms.structure",
     "SequentialComposition": "dpaudit.mechanisms.structure",
     "WishartNoise": "dpaudit.mechanisms.structure",
@@ -64,6 +65,12 @@ _PUBLIC = {
     "audit": "dpaudit.auditor",
     "AuditResult": "dpaudit.auditor",
     "EmpiricalCurve": "dpaudit.auditor",
+    "BaseFamily": "dpaudit.auditor.events",
+    "EventFamily": "dpaudit.auditor.events",
+    "Scored": "dpaudit.auditor.events",
+    "SearchContext": "dpaudit.auditor.events",
+    "register_family": "dpaudit.auditor.events",
+    "unregister_family": "dpaudit.auditor.events",
     "report": "dpaudit.reports",
 }
 
@@ -71,6 +78,7 @@ __all__ = ["__version__", *sorted(_PUBLIC)]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .auditor import AuditResult, EmpiricalCurve, audit
+    from .auditor.events import BaseFamily, EventFamily, Scored, SearchContext, register_family, unregister_family
     from .claims import ApproxDP, Claim, GaussianDP, PrivacyCurve, ProbabilisticDP, PureDP, RenyiDP, ZeroConcentratedDP
     from .errors import (
         DPAuditError,
@@ -87,7 +95,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .mechanisms.density import SymbolicDensity
     from .mechanisms.programs import Noise, NoisyMaxProgram, ThresholdProgram, noisy_max_program, threshold_program
     from .mechanisms.registry import catalogue, get, names
-    from .mechanisms.structure import AdmissibleNoise, Part, SequentialComposition, WishartNoise
+    from .mechanisms.structure import AdmissibleNoise, GaussianSteps, Part, SequentialComposition, WishartNoise
     from .mechanisms.targets import resolve
     from .neighbours import AddRemove, Canary, Local, NeighbourRelation, QueryDistance, Replace
     from .proofs import ProofResult, prove

@@ -95,7 +95,7 @@ class Mechanism:
     density : callable or None
         Zero-argument function returning the :class:`SymbolicDensity` of the output given the
         query value (built lazily: sympy is imported only then).
-    structure : SequentialComposition, AdmissibleNoise, WishartNoise or None
+    structure : SequentialComposition, AdmissibleNoise, WishartNoise, GaussianSteps or None
         What the mechanism is built from, when its output density is not written down
         (:mod:`dpaudit.mechanisms.structure`); the prover chains theorem rules over it.
     domain : tuple or None

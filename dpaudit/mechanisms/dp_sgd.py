@@ -35,6 +35,10 @@ Carlini & Terzis, "Tight auditing of differentially private machine learning", U
 
 Outputs are released on a 2^-16 grid of the noise scale (:mod:`dpaudit.mechanisms._grid`).
 
+Each entry declares the :class:`~dpaudit.mechanisms.structure.GaussianSteps` its loop runs
+(:func:`gaussian_steps`: read off the configuration, not the claim), from which
+:mod:`dpaudit.proofs.gaussian_steps` proves or refutes the claim.
+
 The default dataset has zero last features, so its gradients are orthogonal to u: the white-box
 projections at q = 1 are then exactly a Gaussian mechanism with shift C per step, the worst case
 of the accountant's analysis, which an audit can approach.
@@ -42,9 +46,11 @@ of the accountant's analysis, which an audit can approach.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cache
 from typing import Any
 
@@ -59,9 +65,10 @@ from .._validation import (
 from ..claims import ApproxDP
 from ..errors import InvalidArgument, InvalidDataset
 from ..neighbours import Canary
-from ._grid import snap_to_grid
+from ._grid import grid_for, snap_to_grid
 from .base import Mechanism, StepwiseRelease
 from .registry import register
+from .structure import GaussianSteps
 
 __all__ = [
     "ACCOUNTANTS",
@@ -70,6 +77,8 @@ __all__ = [
     "accountant_epsilon",
     "claimed_epsilon",
     "gaussian_epsilon",
+    "gaussian_steps",
+    "projection_law",
     "subsampled_gaussian_delta",
     "subsampled_gaussian_epsilon",
     "train",
@@ -270,6 +279,116 @@ def _batches(config: TrainingConfig, n: int, m: int, rng: np.random.Generator) -
     return (ranks < config.batch_size).astype(float)
 
 
+def _clipped_sum(
+    config: TrainingConfig, w: np.ndarray, x: np.ndarray, y: np.ndarray, is_canary: np.ndarray, batch: np.ndarray
+) -> np.ndarray:
+    """(n, d) batch sums of the clipped gradients at parameters w (n, d) for batch memberships (n, m)."""
+    residual = 1.0 / (1.0 + np.exp(-(w @ x.T))) - y  # (n, m): sigmoid(<w, x_i>) - y_i
+    gradients = residual[:, :, None] * x[None, :, :]
+    if config.threat == "white-box":
+        gradients[:, is_canary, :] = config.canary_gradient
+    if config.clip_each_example:
+        norms = np.linalg.norm(gradients, axis=2, keepdims=True)
+        gradients = gradients * np.minimum(1.0, config.clip / np.maximum(norms, 1e-300))
+    total = np.einsum("nm,nmd->nd", batch, gradients)
+    if not config.clip_each_example:
+        norm = np.linalg.norm(total, axis=1, keepdims=True)
+        total = total * np.minimum(1.0, config.clip / np.maximum(norm, 1e-300))
+    return total
+
+
+def _batch_law(config: TrainingConfig, m: int) -> tuple[np.ndarray, list[Fraction]]:
+    """Every batch the sampler can draw from m records, as an (k, m) 0/1 matrix, and its exact probability."""
+    rows = np.array(list(itertools.product((0.0, 1.0), repeat=m))).reshape(-1, m)
+    sizes = rows.sum(axis=1).astype(int)
+    q, size = Fraction(config.q), min(config.batch_size, m)  # exact rationals (q: the double's exact value)
+    if config.sampling == "poisson":
+        exact = [q**k * (1 - q) ** (m - k) for k in sizes.tolist()]
+    else:
+        exact = [Fraction(1, math.comb(m, size)) if k == size else Fraction(0) for k in sizes.tolist()]
+    keep = [k for k, w in enumerate(exact) if w > 0]
+    return rows[keep], [exact[k] for k in keep]
+
+
+MAX_EXACT_RECORDS = 12
+"""Datasets up to this size have their batch law enumerated (2^m batches) for the exact projection law."""
+
+
+def projection_law(config: TrainingConfig, data: Any) -> tuple[tuple[float, float], ...] | None:
+    """The law of one step's noiseless canary projection <S_t, u> / C at w = 0, as (probability, value) pairs.
+
+    Enumerates every batch the sampler draws (:func:`_batch_law`) and evaluates the loop's own
+    clipped sum (:func:`_clipped_sum`) on it; None when the dataset has more than
+    :data:`MAX_EXACT_RECORDS` records.
+    """
+    width = len(config.canary)
+    table = np.asarray(data, dtype=float).reshape(-1, width)
+    if len(table) > MAX_EXACT_RECORDS:
+        return None
+    x, y = _examples(table, width)
+    is_canary = (table == np.asarray(config.canary)).all(axis=1)
+    batches, weights = _batch_law(config, len(table))
+    totals = _clipped_sum(config, np.zeros((len(batches), x.shape[1])), x, y, is_canary, batches)
+    values = np.round(totals @ config.direction / config.clip, 12)
+    law: dict[float, Fraction] = {}
+    for value, weight in zip(values.tolist(), weights):
+        law[value] = law.get(value, Fraction(0)) + weight
+    return tuple((float(p), v) for v, p in sorted(law.items()))  # each probability rounded once to a double
+
+
+def gaussian_steps(config: TrainingConfig, data: Any) -> GaussianSteps:
+    """The :class:`~dpaudit.mechanisms.structure.GaussianSteps` that :func:`train` runs with ``config`` on ``data``.
+
+    Read off the configuration, not the claim: the sensitivity from where the loop clips and how it
+    samples, the canary's inclusion probability from the sampler, and the exact projection law from
+    the loop's gradient code when it is the same at every step -- one step (w = 0), or per-example
+    clipping with every other record orthogonal to the canary direction u (their clipped gradients
+    then have projection 0 whatever w is, and the canary's white-box gradient is fixed).
+    """
+    records = len(np.asarray(data, dtype=float).reshape(-1, len(config.canary)))
+    if not config.clip_each_example:
+        sensitivity, reason = 2.0, "the batch sum is clipped to norm C, so two clipped sums differ by at most 2C"
+    elif config.sampling == "fixed":
+        sensitivity, reason = 2.0, ("a fixed-size batch that takes the canary drops another record: two clipped "
+                                    "gradients of norm <= C change, at most 2C")
+    else:
+        sensitivity, reason = 1.0, "per-example clipping: the canary adds one gradient of norm <= C to the sum"
+    q = config.q if config.sampling == "poisson" else min(1.0, config.batch_size / (records + 1))
+    features = np.asarray(data, dtype=float).reshape(-1, len(config.canary))[:, :-1]
+    orthogonal = bool(np.all(np.abs(features @ config.direction) == 0.0))
+    projections = None
+    if config.threat != "white-box":
+        why = "the black-box release is the final parameters, not the canary projections"
+    elif config.steps > 1 and not (config.clip_each_example and orthogonal):
+        why = "after the first step the other records' clipped gradients depend on w, so the projections' law moves"
+    else:
+        laws = (projection_law(config, data), projection_law(config, tuple(data) + (config.canary,)))
+        if laws[0] is None or laws[1] is None:
+            why = f"more than {MAX_EXACT_RECORDS} records: the batch law is not enumerated"
+        else:
+            projections = laws
+            why = ("one step from w = 0" if config.steps == 1 else
+                   "per-example clipping and every other record orthogonal to u: each step's projection law is the same")
+            why += "; enumerated over every batch the sampler draws, through the loop's own clipped sum"
+    step, bound = grid_for(min(config.noise_multipliers) * config.clip / config.noise_divisor)
+    if config.threat != "white-box":
+        step, bound = 0.0, math.inf
+    return GaussianSteps(
+        noise_multipliers=config.noise_multipliers,
+        noise_divisor=config.noise_divisor,
+        sampling=config.sampling,
+        q=q,
+        sensitivity=sensitivity,
+        sensitivity_reason=reason,
+        pair=(tuple(data), tuple(data) + (config.canary,)),
+        projections=projections,
+        projection_reason=why,
+        grid=step,
+        clamp=bound,
+        clip=config.clip,
+    )
+
+
 def train(config: TrainingConfig, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
     """n independent DP-SGD runs on ``data``: (n, T) canary projections (white-box) or (n, d) final parameters.
 
@@ -285,17 +404,7 @@ def train(config: TrainingConfig, data: Any, n: int, rng: np.random.Generator) -
     projections = np.empty((n, config.steps))
     for step, sigma in enumerate(config.noise_multipliers):
         batch = _batches(config, n, m, rng)
-        residual = 1.0 / (1.0 + np.exp(-(w @ x.T))) - y  # (n, m): sigmoid(<w, x_i>) - y_i
-        gradients = residual[:, :, None] * x[None, :, :]
-        if config.threat == "white-box":
-            gradients[:, is_canary, :] = config.canary_gradient
-        if config.clip_each_example:
-            norms = np.linalg.norm(gradients, axis=2, keepdims=True)
-            gradients = gradients * np.minimum(1.0, config.clip / np.maximum(norms, 1e-300))
-        total = np.einsum("nm,nmd->nd", batch, gradients)
-        if not config.clip_each_example:
-            norm = np.linalg.norm(total, axis=1, keepdims=True)
-            total = total * np.minimum(1.0, config.clip / np.maximum(norm, 1e-300))
+        total = _clipped_sum(config, w, x, y, is_canary, batch)
         noisy = total + rng.normal(0.0, sigma * config.clip / config.noise_divisor, size=(n, d))
         projections[:, step] = noisy @ u
         w = w - config.learning_rate * noisy
@@ -341,6 +450,7 @@ def dp_sgd_mechanism(
         domain=data,
         pairs=((data, data + (config.canary,)), (data + (config.canary,), data)),
         float_sum=False,
+        structure=gaussian_steps(config, data),
         **fields,
     )
 

@@ -13,6 +13,8 @@ rules, each a checked step of the certificate.  Three forms:
 * :class:`AdmissibleNoise` -- f(x) + (S(x) / alpha) Z with Z of density h and S a beta-smooth upper
   bound on the local sensitivity (Nissim, Raskhodnikova & Smith 2007, Def. 2.5, Lemma 2.6).
 * :class:`WishartNoise` -- A(x) + W with W ~ Wishart_d(dof, c I) (Jiang, Xie & Zhang 2016, Alg. 1).
+* :class:`GaussianSteps` -- T noisy gradient sums of DP-SGD: each step a (subsampled) sum of clipped
+  vectors plus Gaussian noise (Abadi et al. 2016, Alg. 1), described by what the training loop does.
 
 A declaration must describe what the sampler does: the catalogue entries build their samplers from
 the same values (the parts' parameters, the functions S and LS, the Wishart dof and scale), and their
@@ -27,15 +29,17 @@ from typing import TYPE_CHECKING, Any
 
 from .._validation import (
     check_nonnegative_finite,
+    check_one_of,
     check_positive_finite,
     check_positive_int,
+    check_unit_interval,
 )
 from ..errors import InvalidArgument
 
 if TYPE_CHECKING:
     from .base import Mechanism
 
-__all__ = ["AdmissibleNoise", "Part", "SequentialComposition", "Structure", "WishartNoise"]
+__all__ = ["AdmissibleNoise", "GaussianSteps", "Part", "SequentialComposition", "Structure", "WishartNoise"]
 
 
 @dataclass(frozen=True)
@@ -168,4 +172,84 @@ class WishartNoise:
             raise InvalidArgument(f"dof={self.dof!r} must be >= dimension={self.dimension!r} (else W is singular)")
 
 
-Structure = SequentialComposition | AdmissibleNoise | WishartNoise
+Mixture = tuple[tuple[float, float], ...]
+"""A law on the line as (probability, mean) pairs of Gaussian components sharing one variance."""
+
+
+@dataclass(frozen=True)
+class GaussianSteps:
+    """T steps of DP-SGD: step t releases S_t + N(0, (sigma_t C / divisor)^2 I), S_t a sum of clipped vectors.
+
+    Every quantity is in units of the clip norm C and says what the training loop *does*, which may
+    differ from what its privacy accountant assumed (that difference is an implementation flaw).
+
+    Attributes
+    ----------
+    noise_multipliers : tuple of float
+        sigma_t for each step, as the loop uses them.
+    noise_divisor : float
+        The loop's noise has standard deviation sigma_t C / noise_divisor (1 in DP-SGD).
+    sampling : str
+        ``"poisson"`` (each record enters a step's batch independently with probability ``q``) or
+        ``"fixed"`` (``batch_size`` records drawn uniformly without replacement).
+    q : float
+        The probability that the canary is in a step's batch: the Poisson rate, or
+        batch_size / (records + 1) for a fixed-size batch of the dataset that holds the canary.
+    sensitivity : float
+        The largest change of S_t's norm between the two datasets of an add/remove pair, for every
+        batch in which the canary takes part (1 for per-example clipping, 2 when the sum is clipped
+        or the canary displaces another record), with ``sensitivity_reason`` in words.
+    pair : tuple
+        The canary pair (D, D + canary) the witness is stated on.
+    projections : tuple of two Mixture, or None
+        The law of one step's noiseless canary projection <S_t, u> under D and under D + canary
+        (over the batch draw), when it is the same at every step whatever the earlier outputs
+        (computed from the loop's own gradient code); None when it is not, or when the release is not
+        the projections (black-box threat).
+    projection_reason : str
+        Why the projections are (or are not) known exactly.
+    grid : float
+        The release rounds each projection to a multiple of ``grid`` (0 for none).
+    clamp : float
+        The release clamps each projection to [-clamp, clamp] (``inf`` for none).
+    clip : float
+        C, to convert the projections (absolute units) to clip units.
+    """
+
+    noise_multipliers: tuple[float, ...]
+    noise_divisor: float
+    sampling: str
+    q: float
+    sensitivity: float
+    sensitivity_reason: str
+    pair: tuple[Any, Any]
+    projections: tuple[Mixture, Mixture] | None
+    projection_reason: str
+    grid: float = 0.0
+    clamp: float = float("inf")
+    clip: float = 1.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "noise_multipliers", tuple(self.noise_multipliers))
+        if not self.noise_multipliers:
+            raise InvalidArgument("noise_multipliers=() must hold one noise multiplier per step")
+        for sigma in self.noise_multipliers:
+            check_positive_finite("noise_multipliers", sigma)
+        check_positive_finite("noise_divisor", self.noise_divisor)
+        check_one_of("sampling", self.sampling, ("poisson", "fixed"))
+        check_unit_interval("q", self.q, low_open=True, high_open=False)
+        check_positive_finite("sensitivity", self.sensitivity)
+        check_nonnegative_finite("grid", self.grid)
+        check_positive_finite("clip", self.clip)
+
+    @property
+    def steps(self) -> int:
+        return len(self.noise_multipliers)
+
+    @property
+    def noise_scales(self) -> tuple[float, ...]:
+        """The noise's standard deviation at each step in clip units: sigma_t / divisor."""
+        return tuple(s / self.noise_divisor for s in self.noise_multipliers)
+
+
+Structure = SequentialComposition | AdmissibleNoise | WishartNoise | GaussianSteps

@@ -17,8 +17,8 @@ certificate whose steps are the chain of rules, each one checked:
   transcript's density is the product of the parts' conditional densities, each ratio <= e^epsilon_i);
   the release is a map of the transcript (post-processing, Dwork & Roth 2014, Prop. 2.1).
 
-**Admissible noise** (:mod:`.admissible`) and **the Wishart mechanism** (:mod:`.wishart`) have their
-own modules.
+**Admissible noise** (:mod:`.admissible`), **the Wishart mechanism** (:mod:`.wishart`) and **DP-SGD's
+Gaussian steps** (:mod:`.gaussian_steps`) have their own modules.
 
 A failed precondition gives ``unknown`` with the step that failed: these rules are sufficient
 conditions, so a failure does not show that the claim is false.
@@ -32,7 +32,7 @@ import time
 from ..claims import Claim
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
-from ..mechanisms.structure import AdmissibleNoise, SequentialComposition, WishartNoise
+from ..mechanisms.structure import AdmissibleNoise, GaussianSteps, SequentialComposition, WishartNoise
 from .budget import BudgetExhausted, checkpoint
 from .budget import time_budget as time_budget_context
 from .result import Certificate, Outcome, ProofResult, Step, Verdict
@@ -64,6 +64,7 @@ def prove_structure(mechanism: Mechanism, claim: Claim, numeric: bool, time_budg
     # The rules' modules are imported before the budget starts: its alarm, raised inside an import,
     # can land in CPython's parser and leave it in an inconsistent state (a SystemError, not a timeout).
     from .admissible import prove_admissible_noise
+    from .gaussian_steps import prove_gaussian_steps
     from .wishart import prove_wishart
 
     try:
@@ -74,6 +75,8 @@ def prove_structure(mechanism: Mechanism, claim: Claim, numeric: bool, time_budg
                 outcome = prove_admissible_noise(structure, claim, mechanism.query)
             elif isinstance(structure, WishartNoise):
                 outcome = prove_wishart(structure, claim)
+            elif isinstance(structure, GaussianSteps):
+                outcome = prove_gaussian_steps(structure, claim)
             else:
                 outcome = Outcome(Verdict.UNKNOWN, f"structure {type(structure).__name__} has no proof rule", "none")
     except BudgetExhausted as exc:

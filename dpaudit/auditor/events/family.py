@@ -22,7 +22,7 @@ intervals, ratio-ordered atoms and bins, row patterns, first answers, Fisher's l
 A family of one's own, for example "the largest coordinate is above the median of M(a)'s"::
 
     import numpy as np
-    from dpaudit.auditor.events import BaseFamily, Scored, register_family
+    from dpaudit import BaseFamily, Scored, register_family
     from dpaudit.auditor.events.sets import Feature, Threshold
 
     class MaxAboveMedian(BaseFamily):
