@@ -44,6 +44,7 @@ _PUBLIC = {
     "QueryDistance": "dpaudit.neighbours",
     "Replace": "dpaudit.neighbours",
     "Mechanism": "dpaudit.mechanisms.base",
+    "StepwiseRelease": "dpaudit.mechanisms.base",
     "SymbolicDensity": "dpaudit.mechanisms.density",
     "Noise": "dpaudit.mechanisms.programs",
     "NoisyMaxProgram": "dpaudit.mechanisms.programs",

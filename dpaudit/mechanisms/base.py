@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import check_nonnegative_int, check_one_of, check_positive_finite, short_repr
+from .._validation import check_nonnegative_int, check_one_of, check_positive_finite, check_positive_int, short_repr
 from ..claims import CLAIM_KINDS, Claim
 from ..errors import InvalidArgument, MechanismError
 from ..neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Replace
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .float_noise import FloatNoise
     from .structure import Structure
 
-__all__ = ["RANDOMNESS", "Mechanism", "Outputs", "Sampler"]
+__all__ = ["RANDOMNESS", "Mechanism", "Outputs", "Sampler", "StepwiseRelease"]
 
 Sampler = Callable[[Any, int, np.random.Generator], Any]
 
@@ -48,6 +48,26 @@ RANDOMNESS = ("generator", "random-state", "python-random", "own")
 """What a wrapped function draws its randomness from: a ``numpy.random.Generator`` (passed as is),
 a ``numpy.random.RandomState`` or a ``random.Random`` (each seeded from the audit's Generator), or
 its own source (nothing passed; OpenDP, ``secrets``, global generators): then no seed reproduces it."""
+
+
+@dataclass(frozen=True)
+class StepwiseRelease:
+    """An output row that is one column per step of an iterative mechanism (e.g. DP-SGD's T noisy updates).
+
+    ``steps`` is T; ``claimed_epsilon(t, delta)`` is the epsilon(delta) the mechanism's own accountant
+    (or closed form) gives for the first t steps alone, so that ``claimed_epsilon(T, claim.delta)`` is
+    the claim.  The report draws the claim and the audited bound after each step
+    (:func:`dpaudit.reports.plots.privacy_over_steps`).
+    """
+
+    steps: int
+    claimed_epsilon: Callable[[int, float], float] = field(repr=False)
+    how: str = ""
+
+    def __post_init__(self) -> None:
+        check_positive_int("steps", self.steps)
+        if not callable(self.claimed_epsilon):
+            raise InvalidArgument(f"claimed_epsilon={self.claimed_epsilon!r} must be a function (t, delta) -> epsilon")
 
 
 @dataclass(frozen=True)
@@ -108,6 +128,9 @@ class Mechanism:
         Zero-argument function returning the mechanism as a small program
         (:mod:`dpaudit.mechanisms.programs`): the prover decides it by randomness alignment when no
         density is declared.
+    stepwise : StepwiseRelease or None
+        Set when each output row holds one column per step of an iterative mechanism, with the
+        claim after t steps (:class:`StepwiseRelease`); the report then plots privacy over the steps.
     """
 
     name: str
@@ -129,6 +152,7 @@ class Mechanism:
     randomness: str = "generator"
     float_sum: bool = True
     program: "Callable[[], Program] | None" = field(default=None, repr=False)
+    stepwise: StepwiseRelease | None = field(default=None, repr=False)
 
     @property
     def reproducible(self) -> bool:
@@ -166,6 +190,8 @@ class Mechanism:
             if math.isnan(te) or te < 0:
                 raise InvalidArgument(f"true_epsilon={self.true_epsilon!r} must be >= 0 (inf allowed)")
             object.__setattr__(self, "true_epsilon", te)
+        if self.stepwise is not None and not isinstance(self.stepwise, StepwiseRelease):
+            raise InvalidArgument(f"stepwise={self.stepwise!r} must be a StepwiseRelease(steps, claimed_epsilon) or None")
         object.__setattr__(self, "pairs", tuple(tuple(p) for p in self.pairs))
 
     @property

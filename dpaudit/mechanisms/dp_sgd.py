@@ -66,7 +66,7 @@ from ..claims import ApproxDP
 from ..errors import InvalidArgument, InvalidDataset
 from ..neighbours import Canary
 from ._grid import grid_for, snap_to_grid
-from .base import Mechanism
+from .base import Mechanism, StepwiseRelease
 from .registry import register
 from .structure import GaussianSteps
 
@@ -430,6 +430,12 @@ def dp_sgd_mechanism(
     def sample(dataset: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         return train(config, dataset, n, rng)
 
+    if config.threat == "white-box" and config.steps >= 2:
+        fields.setdefault("stepwise", StepwiseRelease(
+            config.steps,
+            lambda t, at_delta: claimed_epsilon((claim_sigma,) * t, config.q, at_delta)[0],
+            how,
+        ))
     fields.setdefault(
         "description",
         f"DP-SGD, logistic model, {config.threat}: sigma={claim_sigma:g}, q={config.q:g}, T={config.steps}, "

@@ -12,7 +12,10 @@ stage keeps counts, not samples -- seeded from the audit's recorded seed through
 * :func:`delta_curve` -- for (epsilon, delta) claims, the empirical delta(epsilon) against the claimed;
 * :func:`privacy_curve` -- when the audit measured the empirical privacy curve (``audit(..., curve=True)``,
   and every audit of a zCDP, RDP, GDP or privacy-curve claim): its simultaneous lower bound on
-  delta(epsilon) at both levels beside the claimed curve (no re-sample: the audit's own bounds).
+  delta(epsilon) at both levels beside the claimed curve (no re-sample: the audit's own bounds);
+* :func:`privacy_over_steps` -- for a mechanism releasing one column per step (``Mechanism.stepwise``,
+  DP-SGD's white-box updates): the claim after t steps, the re-sample's lower bound after t steps
+  (:mod:`dpaudit.auditor.stepwise`) and the audit's verified end-to-end bound.
 
 The bounds are the auditor's (:mod:`dpaudit.auditor.bounds`); no statistic is computed here.
 """
@@ -439,6 +442,51 @@ def privacy_curve(audit: dict[str, Any]) -> dict[str, Any] | None:
     return _plot("privacy-curve", "Privacy curve", caption, fig)
 
 
+_STEP_POINTS = 16
+
+
+def privacy_over_steps(sample: Resample, stepwise: Any, audit: dict[str, Any]) -> dict[str, Any] | None:
+    """Claimed epsilon(delta) after t steps, the re-sample's lower bound after t steps, and the audit's own bound.
+
+    Claimed: ``stepwise.claimed_epsilon(t, delta)`` at the claim's delta.  Audited: the lower bounds of
+    :func:`dpaudit.auditor.stepwise.step_bounds` on the first t columns of the re-sample (events chosen
+    on one half, verified on the other, simultaneous over the plotted t at the audit's confidence).
+    """
+    from ..auditor.stepwise import step_bounds
+
+    claim = audit["claim"]
+    if stepwise is None or stepwise.steps < 2 or sample.rows_a.shape[1] != stepwise.steps or "delta" not in claim:
+        return None
+    delta, confidence = float(claim["delta"]), float(audit["confidence"])
+    steps = tuple(int(t) for t in np.unique(np.geomspace(1, stepwise.steps, _STEP_POINTS).round().astype(int)))
+    found = step_bounds(sample.rows_a, sample.rows_b, steps, delta, confidence)
+    claimed = [stepwise.claimed_epsilon(t, delta) for t in steps]
+    fig, ax = _figure("privacy over the steps")
+    ax.plot(steps, claimed, color=_COLOURS[1], ls="--", lw=1, marker=".", ms=3, label="claimed epsilon after t steps")
+    shown = np.asarray(found.epsilon_lower)
+    ax.plot(steps, np.where(np.isfinite(shown), shown, np.nan), color=_COLOURS[0], lw=1.5, marker="o", ms=3,
+            label="lower bound after t steps (re-sample)")
+    ax.plot([stepwise.steps], [float(audit["epsilon_lower_bound"])], marker="*", ms=10, color=_COLOURS[3],
+            ls="none", label="audit's verified bound (all T steps)")
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set_xlabel("steps t")
+    ax.set_ylabel(f"epsilon at delta = {delta:g}")
+    ax.set_ylim(bottom=0.0)
+    ax.legend(loc="upper left", fontsize=6)
+    caption = (
+        f"Privacy after the first t of T = {stepwise.steps} steps, epsilon at delta = {delta:g}. Dashed: the claim "
+        f"after t steps ({stepwise.how or 'the mechanism accountant'}). Line: a lower bound on epsilon after t steps "
+        f"from this figure's re-sample, on the event Z_t > c with Z_t the likelihood-ratio statistic of a Gaussian "
+        f"composition (the sum of the first t step outputs, weighted by shift / variance estimated on a held-out "
+        f"selection half, which also chooses the order and c among 64 quantiles in each order); Clopper-Pearson union bound on "
+        f"the other half ({found.verification_size} outputs per side), each point at {found.per_step_confidence:.6g} "
+        f"so that all {len(steps)} hold together at {confidence:g} (Bonferroni); an estimate from the re-sample, "
+        f"not the audit's verified result. Star: the audit's own verified bound on all T steps "
+        f"({audit['method']} method, {audit['samples']} samples per side, confidence {confidence:g}). " + sample.how
+    )
+    return _plot("privacy-over-steps", "Privacy over the steps", caption, fig)
+
+
 def _at_working_point(audit: dict[str, Any]) -> dict[str, Any]:
     """``audit`` with a curve claim replaced by the (epsilon, delta) point its stages worked at, for the
     figures that read one epsilon (:func:`dpaudit.auditor.curve_claims.working_point`)."""
@@ -469,5 +517,6 @@ def all_plots(mechanism: Any, audit: dict[str, Any], n: int = PLOT_SAMPLES) -> l
         bound_curve(sample, event, point, mechanism.true_epsilon),
         delta_curve(sample, event, point),
         privacy_curve(audit),
+        privacy_over_steps(sample, getattr(mechanism, "stepwise", None), point),
     ]
     return [f for f in figures if f is not None]

@@ -73,3 +73,32 @@ def test_a_curve_claim_gets_the_privacy_curve_with_the_point_where_it_fails():
     assert "where the claim fails" in figures["privacy-curve"]["svg"]
     assert "simultaneous over the whole curve" in figures["privacy-curve"]["caption"]
 
+
+
+@pytest.mark.statistical
+def test_a_per_step_release_gets_privacy_over_the_steps(schema_validator):
+    from dpaudit.reports import build_report
+
+    from .conftest import FIXED_ENVIRONMENT
+
+    # the flawed twin with T = 4 steps: the whole report, valid against the schema, carries the figure
+    document = build_report("dp-sgd-last-step-no-multiplier", env=FIXED_ENVIRONMENT, samples=5_000, seed=3,
+                            plot_samples=2_000, skip_checks=("sensitivity",), executor="in-process")
+    schema_validator.validate(document)
+    figures = {f["id"]: f for f in document["plots"]["figures"]}
+    caption = figures["privacy-over-steps"]["caption"]
+    assert "T = 4 steps" in caption and "Bonferroni" in caption and "held-out" in caption
+    assert "Star: the audit's own verified bound" in caption and "Re-sampled for this figure" in caption
+    assert "audit's verified bound (all T steps)" in figures["privacy-over-steps"]["svg"]
+
+
+def test_privacy_over_the_steps_only_for_per_step_releases():
+    from dpaudit.auditor import audit
+    from dpaudit.mechanisms.dp_sgd import dp_sgd
+    from dpaudit.reports.plots import all_plots
+
+    for mechanism, expected in ((dp_sgd(sigma=1.0, steps=2), True), (dp_sgd(sigma=1.0, steps=1), False),
+                                (dp_sgd(sigma=1.0, steps=2, threat="black-box"), False), (get("gaussian"), False)):
+        result = audit(mechanism, samples=2_000, seed=3, executor="in-process")
+        ids = {f["id"] for f in all_plots(mechanism, result.as_dict(), n=1_000)}
+        assert ("privacy-over-steps" in ids) is expected, mechanism.description
