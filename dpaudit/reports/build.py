@@ -40,8 +40,9 @@ def _proof_section(mechanism: Any, timeout: float | None, restated: bool) -> dic
     from ..proofs import prove
     from ._timeout import run_with_timeout
 
-    if mechanism.density is None and mechanism.structure is None:
-        return section("skipped", None, "the mechanism declares no symbolic density and no structure: nothing to prove from")
+    if mechanism.density is None and mechanism.structure is None and mechanism.program is None:
+        return section("skipped", None,
+                       "the mechanism declares no symbolic density, program or structure: nothing to prove from")
     claim = mechanism.claim if restated else None
     status, value = run_with_timeout(lambda: prove(mechanism, claim=claim).as_dict(), timeout)
     if status == "ok":
