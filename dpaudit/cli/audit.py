@@ -128,7 +128,7 @@ def _print_curve(curve: Any) -> None:
     "--neighbours",
     default=None,
     metavar="RELATION",
-    help="Neighbour relation: add-remove, replace, local or query-distance[:DELTA[:NORM]] (default: the "
+    help="Neighbour relation: add-remove, replace, local, query-distance[:DELTA[:NORM]] or canary:RECORD (a JSON record; default: the "
     "mechanism's; for a plain function, what --a/--b show, else add-remove with --data, else query-distance).",
 )
 @click.option(
