@@ -159,6 +159,10 @@ def valid_values(param: click.Parameter, command: str, root: Path, mode: str,
         return st.sampled_from(["0.5", "1", "1.0986122886681098", "2"])
     if name == "delta":  # a positive delta is valid alone but not with --method joint
         return st.just("0")
+    if name == "alpha":  # a Rényi order: > 1
+        return st.sampled_from(["1.5", "2", "4"])
+    if name in ("rho", "mu"):
+        return st.sampled_from(["0.25", "0.5", "1"])
     if name == "neighbours":
         return st.just("add-remove")
     if name == "executor":
@@ -197,6 +201,8 @@ def malformed_values(param: click.Parameter, command: str, root: Path) -> st.Sea
         return st.sampled_from(BAD_FLOATS + ["0", "1", "1.5"])
     if name in ("epsilon", "delta"):
         return st.sampled_from(BAD_FLOATS + (["1", "1.5"] if name == "delta" else []))
+    if name in ("alpha", "rho", "mu"):
+        return st.sampled_from(BAD_FLOATS + (["1", "0.5"] if name == "alpha" else []))
     if name == "neighbours":
         return st.sampled_from(["nope", "", "query-distance:x", "query-distance:-1", "query-distance:nan",
                                 "query-distance:1:l7", "query-distance:1:l1:extra", "add-remove:3", "💥"])
