@@ -6,6 +6,7 @@ Exit 0 pass, 1 violation, 2 bad input or usage, 3 underpowered.
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from typing import Any
 
@@ -275,7 +276,7 @@ def audit(
         raise MechanismError(f"{exc}{inputs_note(pair, data)} (rerun with --seed {seed})") from exc
     flags = tuple(
         flag
-        for flag, used in ((f"--neighbours {neighbours}", neighbours is not None),
+        for flag, used in ((f"--neighbours {shlex.quote(str(neighbours))}", neighbours is not None),
                            (f"--data '{data_json}'", data_json is not None),
                            (f"--randomness {randomness}", randomness is not None),
                            (f"--d-in {d_in_json}", d_in is not None),

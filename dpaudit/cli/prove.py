@@ -41,6 +41,8 @@ def _restated_claim(mechanism, claim_kind: str | None, epsilon: float | None, de
     implying = "rho" if rho is not None else "mu" if mu is not None else "alpha" if alpha is not None else None
     implied = {"rho": "zcdp", "mu": "gdp", "alpha": "renyi", None: None}[implying]
     kind = claim_kind or implied or own.kind
+    if claim_kind is None and implied is None and own.kind in CURVE_KINDS and (epsilon is not None or delta is not None):
+        kind = "approximate"  # --epsilon / --delta name a point of the curve claim, as for audit
     stated = f"--claim {kind}" if claim_kind or not implied else f"--{implying} (a --claim {kind} claim)"
 
     def value(given: float | None, option: str, field: str) -> float:
@@ -106,11 +108,14 @@ def prove(
 
     Exit 0 proved, 1 refuted (the witness is printed), 2 bad input, 3 unknown.
     """
+    from .._validation import check_positive_finite
     from ..mechanisms.targets import resolve
     from ..proofs import prove as run_prove
     from ..proofs.prove import DEFAULT_TIME_BUDGET
     from ..proofs.result import Verdict
 
+    if time_budget is not None:  # checked before the claim's options, which would otherwise speak first
+        check_positive_finite("time_budget", time_budget)
     mechanism = resolve(target)
     claim = _restated_claim(mechanism, claim_kind, epsilon, delta, rho, mu, alpha)
     budget = DEFAULT_TIME_BUDGET if time_budget is None else time_budget

@@ -7,6 +7,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -284,7 +285,7 @@ def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int, random
     if ":" in spec and relation is not None:  # a plain function: its relation is not in the file
         from dpaudit.neighbours import relation_from_dict, relation_spec
 
-        parts.append(f"--neighbours {relation_spec(relation_from_dict(relation))}")
+        parts.append(f"--neighbours {shlex.quote(relation_spec(relation_from_dict(relation)))}")
     a, b = d["pair"]
     parts += [f"--a '{json.dumps(a)}'", f"--b '{json.dumps(b)}'"]
     randomness = randomness or getattr(target, "randomness", "generator")

@@ -10,6 +10,7 @@ still run, so one broken mechanism never hides the rest of a catalogue run.
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Callable
 from typing import Any
@@ -238,7 +239,7 @@ def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, co
     if "neighbours" in inputs:
         from ..neighbours import relation_spec
 
-        flags.append(f"--neighbours {relation_spec(inputs['neighbours'])}")
+        flags.append(f"--neighbours {shlex.quote(relation_spec(inputs['neighbours']))}")
     flags += [f"--skip-check {s}" for s in skip]
     flags += ["--curve"] if curve else []
     return f"dpaudit report {target} {' '.join(flags)} -o report.html"

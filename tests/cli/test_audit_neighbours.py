@@ -16,6 +16,13 @@ def noisy_sum(data, n, rng):
 """
 
 
+ROWS = """
+
+def noisy_rows(data, n, rng):
+    return np.rint((np.sum(np.asarray(data, dtype=float)) + rng.laplace(0.0, 0.5, n)) * 2.0**16) / 2.0**16
+"""
+
+
 def test_plain_function_under_add_remove(tmp_path):
     path = tmp_path / "mech.py"
     path.write_text(MECHANISM)
@@ -80,3 +87,21 @@ def test_json_output_records_the_relation_used(tmp_path):
     document = json.loads(result.output)
     assert document["neighbours"]["relation"] is None and document["neighbours"]["source"] == "unchecked"
     assert document["neighbours"]["statement"].startswith("pair given, relation unchecked")
+
+
+def test_a_canary_relation_is_quoted_in_the_reproduce_line_so_it_pastes_into_a_shell(tmp_path):
+    import shlex
+
+    path = tmp_path / "mech.py"
+    path.write_text(MECHANISM + ROWS)
+    args = ["audit", f"{path}:noisy_sum", "--epsilon", "1", "--neighbours", "canary:1", "--a", "[1, 0]",
+            "--b", "[1, 0, 1]", "--samples", "2000", "--seed", "4", "--executor", "in-process"]
+    result = CliRunner().invoke(main, args)
+    line = next(text for text in result.output.splitlines() if "reproduce:" in text)
+    words = shlex.split(line.split("reproduce:", 1)[1])
+    assert words[words.index("--neighbours") + 1] == "canary:1"
+    spaced = ["audit", f"{path}:noisy_rows", "--epsilon", "1", "--neighbours", "canary:[1, 0]", "--a", "[[1, 0]]",
+              "--b", "[[1, 0], [1, 0]]", "--samples", "2000", "--seed", "4", "--executor", "in-process"]
+    line = next(text for text in CliRunner().invoke(main, spaced).output.splitlines() if "reproduce:" in text)
+    words = shlex.split(line.split("reproduce:", 1)[1])
+    assert words[words.index("--neighbours") + 1] == "canary:[1, 0]"

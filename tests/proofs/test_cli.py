@@ -111,3 +111,10 @@ def test_svt_lyu_4_json_names_the_witness_pattern():
 def test_a_malformed_value_is_named_even_where_the_restated_claim_would_not_use_it(args, named):
     result = invoke("rr", *args)
     assert result.exit_code == 2 and named in result.output
+
+
+def test_epsilon_and_delta_on_a_curve_claim_restate_its_point_as_audit_does():
+    # Proving the zCDP claim itself while the user named a point would answer a question not asked.
+    refuted = invoke("gaussian-zcdp", "--epsilon", "1", "--delta", "1e-5")
+    assert refuted.exit_code == 1 and "REFUTED" in refuted.output and "1e-05" in refuted.output
+    assert invoke("gaussian-zcdp", "--delta", "1e-3").exit_code == 0

@@ -164,7 +164,9 @@ def decide_curve_claim(result: Any, claim: Claim) -> Any:
 
     Violation when the curve's bounds at ``verdict_confidence`` refute the claim
     (``decided_by="curve"``) or a check proved the working point false outright (a certificate or a
-    sensitivity counterexample, which refute every claim that implies the point); else pass.  The
+    sensitivity counterexample, which refute every claim that implies the point); else underpowered when
+    the budget could not certify even 0.9 x the working point's epsilon with a perfect witness (the
+    working point's own reach, :func:`..bounds.reach`: never a silent pass), else pass.  The
     working point's verified bound is kept as the reported estimate, but it does not decide: its
     verdict would be a second test at the same level.
     """
@@ -182,6 +184,12 @@ def decide_curve_claim(result: Any, claim: Claim) -> Any:
     elif result.decided_by in ("certificate", "sensitivity"):
         verdict, decided_by = Verdict.VIOLATION, result.decided_by
         reason = f"{result.reason} (the working point {result.claim} is implied by {claim})"
+    elif result.verdict is Verdict.UNDERPOWERED:  # never a silent pass: the budget could not reach the claim
+        verdict, decided_by = Verdict.UNDERPOWERED, ""
+        reason = (f"no event of the curve's family ({len(curve.events)} oriented events) refutes {claim} at the "
+                  f"verdict's confidence {curve.verdict_confidence:g}, but with {result.samples} samples per side even a "
+                  f"perfect witness at the working point {result.claim} could certify only {result.epsilon_reach:.4g} "
+                  f"< 0.9 x {result.claim.epsilon:g}: increase samples")
     else:
         verdict, decided_by = Verdict.PASS, ""
         reason = (f"no violation: at the verdict's confidence {curve.verdict_confidence:g} no event of the curve's "

@@ -33,3 +33,11 @@ def test_delta_or_epsilon_picks_the_point_of_the_curve():
     assert at_one.epsilon == 1.0 and at_one.delta == ZeroConcentratedDP(0.5).delta_at_epsilon(1.0)
     result = dpaudit.audit(mechanism, pair=(0.0, 1.0), samples=10_000, seed=1, executor="in-process", delta=1e-3)
     assert result.claim == ZeroConcentratedDP(0.5).to_approx(1e-3)
+
+
+def test_a_curve_claim_the_budget_cannot_reach_is_underpowered_not_a_pass():
+    # 100 samples per side: even a perfect witness certifies far less than 0.9 x the working point's
+    # epsilon (4.73 at delta = 1e-5 for 0.5-zCDP), so no pass may be reported -- never a silent pass.
+    result = dpaudit.audit("gaussian-zcdp", samples=100, seed=1, progress=False, executor="in-process")
+    assert result.verdict.value == "underpowered" and "increase samples" in result.reason
+    assert result.claim == ZeroConcentratedDP(0.5)
