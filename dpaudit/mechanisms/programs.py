@@ -127,17 +127,24 @@ class _ProgramBase:
         raise NotImplementedError
 
     def mechanism(self, **fields: Any) -> Mechanism:
-        """The Mechanism whose sampler is generated from this program and whose ``program`` is this one."""
-        sampler = self.sample
+        """The Mechanism whose sampler is generated from this program and whose ``program`` is this one.
+
+        Unless ``fields`` say otherwise, its inputs start from every query at the threshold (0 for noisy
+        max) and its candidate pairs are the relation's patterns there (Ding et al. 2018), so an audit
+        with no pair searches k-query vectors, as for the catalogue's sparse-vector entries.
+        """
+        relation = QueryDistance(self.value(self.sensitivity), "linf")
+        base = tuple([self.value(getattr(self, "threshold", 0))] * self.queries)
+        defaults = {"domain": base, "pairs": tuple(relation.candidate_pairs(base))}
         return Mechanism(
             name=self.name,
             claim=PureDP(self.value(self.epsilon)),
-            neighbours=QueryDistance(self.value(self.sensitivity), "linf"),
-            sampler=sampler,
+            neighbours=relation,
+            sampler=self.sample,
             query=lambda data: np.asarray(data, dtype=float),
             sensitivity=self.value(self.sensitivity),
             program=lambda: self,
-            **fields,
+            **{**defaults, **fields},
         )
 
 

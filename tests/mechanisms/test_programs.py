@@ -73,3 +73,15 @@ def test_a_program_refuses_the_wrong_number_of_queries():
     program = NoisyMaxProgram("x", 3, instance={eps: 1, sens: 1})
     with pytest.raises(dpaudit.InvalidDataset, match="vector of 3"):
         program.sample((1, 2), 4, np.random.default_rng(0))
+
+
+def test_a_programs_mechanism_has_pairs_of_k_query_vectors_so_an_audit_needs_no_pair():
+    from dpaudit import threshold_program
+
+    program = threshold_program("my-svt", epsilon=1.0, queries=4, threshold=0.0, threshold_scale=lambda e, d: 2 * d / e,
+                                query_scale=lambda e, d: 4 * d / e, cutoff=1)
+    mechanism = program.mechanism()
+    assert mechanism.domain == (0.0, 0.0, 0.0, 0.0)
+    assert mechanism.pairs and all(len(a) == len(b) == 4 for a, b in mechanism.pairs)
+    assert all(mechanism.neighbours.is_neighbouring(a, b) for a, b in mechanism.pairs)
+    assert program.mechanism(pairs=(((0.0,) * 4, (1.0,) * 4),)).pairs == (((0.0,) * 4, (1.0,) * 4),)
