@@ -1,3 +1,5 @@
+"""``python -m dpaudit``: the ``dpaudit`` command."""
+
 from .cli import main
 
-main()
+main(prog_name="dpaudit")

@@ -15,6 +15,28 @@ from ..errors import DPAuditError, InvalidArgument, InvalidDataset
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+
+class Number(click.types.FloatParamType):
+    """A float option read as typed: ASCII digits only, and a nonzero value that a double cannot hold
+    (``1e-400``, which ``float`` reads as 0) refused rather than silently changed."""
+
+    name = "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if not text.isascii():
+                self.fail(f"{value!r} is not a number written in ASCII digits", param, ctx)
+            number = super().convert(text, param, ctx)
+            mantissa = text.lower().split("e")[0]
+            if number == 0.0 and any(c in "123456789" for c in mantissa):
+                self.fail(f"{value!r} is too small for a double: it would be read as 0", param, ctx)
+            return number
+        return super().convert(value, param, ctx)
+
+
+NUMBER = Number()
+
 EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 # Ctrl-C: the shell's convention 128 + SIGINT, so an interrupted run is never read as a verdict.
 EXIT_INTERRUPTED = 130

@@ -18,6 +18,7 @@ from ._common import (
     EXIT_OK,
     EXIT_UNKNOWN,
     EXIT_VIOLATION,
+    NUMBER,
     check_outputs,
     debug_option,
     echo_json,
@@ -123,8 +124,8 @@ def _print_curve(curve: Any) -> None:
 
 @click.command("audit")
 @click.argument("target")
-@click.option("--epsilon", type=float, default=None, help="Claimed epsilon (default: the mechanism's claim).")
-@click.option("--delta", type=float, default=None, help="Claimed delta (default: the mechanism's claim, else 0).")
+@click.option("--epsilon", type=NUMBER, default=None, help="Claimed epsilon (default: the mechanism's claim).")
+@click.option("--delta", type=NUMBER, default=None, help="Claimed delta (default: the mechanism's claim, else 0).")
 @click.option(
     "--neighbours",
     default=None,
@@ -161,9 +162,9 @@ def _print_curve(curve: Any) -> None:
 @click.option("--search-samples", type=int, default=None,
               help="Search-stage samples per side (default: half of --samples, at least 20 000, at most 500 000).")
 @click.option("--seed", type=int, default=None, help="Seed that reproduces the audit (default: drawn and printed).")
-@click.option("--confidence", type=float, default=0.95, show_default=True,
+@click.option("--confidence", type=NUMBER, default=0.95, show_default=True,
               help="Confidence of the reported bound (the estimate).")
-@click.option("--verdict-confidence", type=float, default=0.999, show_default=True,
+@click.option("--verdict-confidence", type=NUMBER, default=0.999, show_default=True,
               help="Confidence the verdict is taken at (at least --confidence): a mechanism that keeps its claim is "
                    "reported as a violation with probability at most 1 - this.")
 @click.option(

@@ -11,6 +11,7 @@ from ._common import (
     EXIT_OK,
     EXIT_UNKNOWN,
     EXIT_VIOLATION,
+    NUMBER,
     debug_option,
     echo_json,
     guarded,
@@ -22,7 +23,14 @@ def _restated_claim(mechanism, claim_kind: str | None, epsilon: float | None, de
                     rho: float | None = None, mu: float | None = None, alpha: float | None = None):
     """The claim the options restate, or None.  --rho / --mu / --alpha alone imply --claim zcdp / gdp / renyi."""
     from .._validation import check_nonnegative_finite, check_unit_interval
-    from ..claims import CURVE_KINDS, GaussianDP, ProbabilisticDP, PureDP, RenyiDP, ZeroConcentratedDP
+    from ..claims import (
+        CURVE_KINDS,
+        GaussianDP,
+        ProbabilisticDP,
+        PureDP,
+        RenyiDP,
+        ZeroConcentratedDP,
+    )
     from ..errors import InvalidArgument
     from ..mechanisms.targets import restated_point
 
@@ -76,11 +84,11 @@ def _restated_claim(mechanism, claim_kind: str | None, epsilon: float | None, de
 @click.argument("target")
 @click.option("--claim", "claim_kind", type=click.Choice(["pure", "approximate", "probabilistic", "zcdp", "renyi", "gdp"]),
               help="Restate the kind of claim.")
-@click.option("--epsilon", type=float, help="Restate epsilon (checks the numeric instance); for --claim renyi, epsilon(alpha).")
-@click.option("--delta", type=float, help="Restate delta (checks the numeric instance).")
-@click.option("--rho", type=float, help="Restate rho of a zero-concentrated DP claim (implies --claim zcdp).")
-@click.option("--mu", type=float, help="Restate mu of a Gaussian DP claim (implies --claim gdp).")
-@click.option("--alpha", type=float, help="The Rényi order of a restated RDP claim (implies --claim renyi).")
+@click.option("--epsilon", type=NUMBER, help="Restate epsilon (checks the numeric instance); for --claim renyi, epsilon(alpha).")
+@click.option("--delta", type=NUMBER, help="Restate delta (checks the numeric instance).")
+@click.option("--rho", type=NUMBER, help="Restate rho of a zero-concentrated DP claim (implies --claim zcdp).")
+@click.option("--mu", type=NUMBER, help="Restate mu of a Gaussian DP claim (implies --claim gdp).")
+@click.option("--alpha", type=NUMBER, help="The Rényi order of a restated RDP claim (implies --claim renyi).")
 @click.option("--numeric", is_flag=True, help="Check the catalogue instance's values instead of all parameter values.")
 @click.option(
     "--time-budget",

@@ -20,6 +20,7 @@ from ._common import (
     EXIT_OK,
     EXIT_UNKNOWN,
     EXIT_VIOLATION,
+    NUMBER,
     check_outputs,
     debug_option,
     echo_json,
@@ -139,8 +140,8 @@ def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool)
 @click.option("-o", "--output", type=click.Path(), required=True,
               help="Report file (.html, .json or .md picks the format); a folder with --all.")
 @click.option("--all", "all_", is_flag=True, help="Report every catalogue mechanism into the folder -o.")
-@click.option("--epsilon", type=float, default=None, help="Claimed epsilon (default: the mechanism's claim).")
-@click.option("--delta", type=float, default=None, help="Claimed delta (default: the mechanism's claim, else 0).")
+@click.option("--epsilon", type=NUMBER, default=None, help="Claimed epsilon (default: the mechanism's claim).")
+@click.option("--delta", type=NUMBER, default=None, help="Claimed delta (default: the mechanism's claim, else 0).")
 @click.option("--d-in", "d_in_json", default=None, metavar="NUMBER",
               help="OpenDP measurements only: the input distance at which the privacy map gives the claim.")
 @click.option("--a", "a_json", default=None, metavar="JSON", help="First neighbouring input to audit, as JSON.")
@@ -152,14 +153,14 @@ def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool)
 @click.option("--samples", type=int, default=None,
               help="Verification samples per side (default 10^6, also with --all).")
 @click.option("--seed", type=int, default=None, help="Seed that reproduces the report (default: drawn; fixed with --all).")
-@click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence of the audit's bounds.")
+@click.option("--confidence", type=NUMBER, default=0.95, show_default=True, help="Confidence of the audit's bounds.")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Draw the figures.")
 @click.option("--curve", "with_curve", is_flag=True,
               help="Also measure the empirical privacy curve and plot it beside the claimed curve.")
 @click.option("--skip-check", "skip_checks", multiple=True,
               type=click.Choice(["float-support", "lattice", "correlated-noise", "sensitivity"]),
               help="An implementation check not to run (repeatable).")
-@click.option("--proof-timeout", type=float, default=None,
+@click.option("--proof-timeout", type=NUMBER, default=None,
               help="Stop a proof after this many seconds (default: no limit; 60 with --all).")
 @click.option("--jobs", type=int, default=None, help="Worker processes for --all (default: number of CPUs).")
 @json_option
