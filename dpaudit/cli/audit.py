@@ -61,16 +61,22 @@ def _print_result(result: Any, reproduction: str) -> None:
 
     bound = result.epsilon_lower_bound
     click.echo(f"{result.verdict.value.upper()}: {result.target} claims {result.claim}")
-    if result.verdict_confidence == result.confidence:
+    if result.curve_check:  # a curve claim: the curve decides; the working point's bound is an estimate
+        check = result.curve_check
+        click.echo(f"  point   : epsilon >= {bound:.4f} with confidence {result.confidence:g} at the working point "
+                   f"{result.point_claim()} (an estimate; the curve decides)")
+        click.echo(f"  verdict : the empirical curve at confidence {result.verdict_confidence:g} "
+                   + ("refutes the claim" if check["refuted"] else "does not refute the claim")
+                   + (f" (decided by the {result.decided_by})" if result.decided_by else ""))
+    elif result.verdict_confidence == result.confidence:
         click.echo(f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound; estimate and verdict)")
     else:
         decisive = result.verdict_epsilon_lower_bound
-        claimed = result.point_claim().epsilon  # a curve claim's working point (its verdict comes from the curve)
+        claimed = result.claim.epsilon
         relation = ">" if decisive > claimed else "<="
         click.echo(f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound; the estimate)")
-        at_point = " at the working point" if result.curve_check else ""
         click.echo(f"  verdict : epsilon >= {decisive:.4f} with confidence {result.verdict_confidence:g}, {relation} claimed "
-                   f"{claimed:g}{at_point}" + (f" (decided by the {result.decided_by})" if result.decided_by else ""))
+                   f"{claimed:g}" + (f" (decided by the {result.decided_by})" if result.decided_by else ""))
     if result.delta_lower_bound is not None:
         click.echo(f"  delta   >= {result.delta_lower_bound:.3g} at epsilon = {result.point_claim().epsilon:g}")
     for scope in ("implementation", "algorithmic"):
