@@ -215,6 +215,11 @@ class Canary(AddRemove):
         """Pairs (D, D + [canary]) for D empty and D the first ``size`` records of ``domain``, both ways."""
         check_positive_int("size", size)
         bases = [(), tuple(_domain_values(domain)[:size])]
+        shapes = {np.shape(r) for r in bases[1]}
+        if shapes and shapes != {np.shape(self.record)}:
+            raise InvalidArgument(
+                f"the canary {_shown(self.record)} has shape {np.shape(self.record)} but the dataset's records have "
+                f"shape {', '.join(map(str, sorted(shapes)))}: give a canary shaped like one record")
         pairs = [(base, base + (self.record,)) for base in bases] + [(base + (self.record,), base) for base in bases]
         return _unique_pairs(pairs)
 

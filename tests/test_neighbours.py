@@ -184,3 +184,11 @@ def test_canary_relation_refuses_bad_input():
         Canary()
     with pytest.raises(InvalidDataset, match="canary must be one record in JSON"):
         relation_from_spec("canary:[0, 1")
+
+
+def test_a_canary_shaped_unlike_the_datasets_records_is_refused_before_any_run():
+    from dpaudit import Canary
+
+    with pytest.raises(InvalidArgument, match=r"the canary \(1, 2\) has shape \(2,\) but the dataset's records have shape \(3,\)"):
+        Canary([1, 2]).candidate_pairs([[0, 0, 1], [1, 0, 0]])
+    assert Canary([1, 2, 3]).candidate_pairs([[0, 0, 1]])
