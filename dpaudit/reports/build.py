@@ -248,7 +248,6 @@ def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, co
 def _as_option(value: Any) -> str:
     """``value`` as a shell-quoted JSON option value (its repr when JSON cannot state it)."""
     import json
-    import shlex
 
     from ..auditor.result import plain
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ...mechanisms.outputs import OutputCoding
 
 __all__ = [
+    "EVENT_TYPES",
     "AtomThreshold",
     "BinSet",
     "Event",
@@ -49,7 +50,8 @@ __all__ = [
     "row_keys",
 ]
 
-_OWN_TYPES = ("threshold", "interval", "values", "bins", "rows", "atom-threshold")
+# The "type" of each event of this module's as_dict(), which event_from_dict rebuilds itself.
+EVENT_TYPES = ("threshold", "interval", "values", "bins", "rows", "atom-threshold")
 _AGGREGATES = ("sum", "max", "min", "argmax", "nonzero", "first-nonzero", "first-nonzero-value")
 
 
@@ -321,12 +323,12 @@ def event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
     ``noise`` is the mechanism's exposed float noise, needed by the float-support event only.
     """
     kind = spec.get("type")
-    if kind not in _OWN_TYPES:
+    if kind not in EVENT_TYPES:
         from . import registered_families
 
         family = next((f for f in registered_families() if kind in f.event_types), None)
         if family is None:
-            known = [*_OWN_TYPES, *(t for f in registered_families() for t in f.event_types if t not in _OWN_TYPES)]
+            known = [*EVENT_TYPES, *(t for f in registered_families() for t in f.event_types if t not in EVENT_TYPES)]
             raise ValueError(f"event type={kind!r} must be one of {', '.join(known)}")
         return family.event_from_dict(spec, noise)
     if kind == "threshold":
@@ -342,7 +344,7 @@ def event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
     if kind == "rows":
         return RowSet(tuple(tuple(float(v) for v in p) for p in spec["patterns"]), _optional_tuple(spec.get("labels")),
                       _optional_tuple(spec.get("keys")))
-    return AtomThreshold(  # "atom-threshold", the last of _OWN_TYPES
+    return AtomThreshold(  # "atom-threshold", the last of EVENT_TYPES
         _feature_from_dict(spec["atom_feature"]),
         float(spec["low"]),
         float(spec["high"]),

@@ -40,6 +40,7 @@ import numpy as np
 
 from .family import Scored, Scorer, SearchContext
 from .sets import (
+    EVENT_TYPES,
     AtomThreshold,
     BinSet,
     Event,
@@ -363,7 +364,7 @@ class StandardFamily:
 
     name = "standard"
     implementation = False
-    event_types = ("threshold", "interval", "values", "bins", "rows", "atom-threshold")
+    event_types = EVENT_TYPES
 
     def enabled(self, context: SearchContext) -> bool:
         return True
