@@ -120,18 +120,29 @@ MIN_SAMPLES = 100
 MAX_SAMPLES = 10**15
 REACH_FRACTION = 0.9
 SEARCH_EVENTS = 10_000
+SEARCH_ROWS = (500_000, 2_000_000)
+SEARCH_VALUES = 20_000_000
 PDP_SHARE = 0.5
 
 
-def search_budget(samples: int) -> int:
-    """Search-stage samples per side: N/2, at least min(N, 20 000), at most 500 000.
+def search_budget(samples: int, width: int = 1) -> int:
+    """Search-stage samples per side: N/2, at least min(N, 20 000), at most the cap for rows of ``width``.
 
     Weak flaws have witnesses of small mass (sparse vector Alg. 4: 0.9 %, log-ratio 0.175 at claim
     0.1; Alg. 3: 0.3 %, 0.2), which the search must tell apart from the noise of thousands of other
     events before the verification stage can certify them: at N = 10^6, N/5 search samples found
     them in 2 of 3 seeds, N/2 in 6 of 6 (``benchmarks/scale_out.py`` and the catalogue test).
+
+    The cap is ``SEARCH_VALUES`` numbers per side (2 x 10^7, 160 MB: the search keeps its rows in
+    memory), between ``SEARCH_ROWS`` = (5 x 10^5, 2 x 10^6) rows: 2 x 10^6 for outputs of up to 10
+    coordinates, never below 5 x 10^5, so every audit up to N = 10^6 searches N/2.  A larger N is worth
+    a larger search only if the search can then tell the witness from its heavier neighbours: on
+    DP-Sniper's sparse vector Alg. 4 at N = 10^7 (seeds 1, 2) the bound went from 0.137 / 0.159 with
+    5 x 10^5 search rows to 0.170 / 0.172 with 2 x 10^6 (DP-Sniper's own event certifies 0.161 there).
     """
-    return min(max(samples // 2, min(samples, 20_000)), 500_000)
+    low, high = SEARCH_ROWS
+    cap = max(low, min(high, SEARCH_VALUES // max(1, width)))
+    return min(max(samples // 2, min(samples, 20_000)), cap)
 
 
 def _adp_confidence(confidence: float, probabilistic: bool) -> float:
@@ -401,6 +412,9 @@ def audit(
     certified, empirical = None, None
     try:
         draws = _draws(mechanism, ref, runner, seed, pairs[0][0], store, bar, relation, pair, data)
+        if search_samples is None and search_budget(n, draws.width) != n_search:  # wide rows: a smaller search
+            n_search = search_budget(n, draws.width)
+            bar.retotal((4 if probabilistic else 2) * (n_search + n) + (2 * (n_search + n) if curve else 0))
         # Which events speak of the implementation only (the probe fixed the output's columns).
         implementation = implementation_only(side_channel_reader(draws.coding, channels))
         if store is not None and store.search is not None:

@@ -166,7 +166,7 @@ def _print_curve(curve: Any) -> None:
 @click.option("--samples", type=int, default=None,
               help="Verification samples per side (default 10^6; up to 4x when the verdict is on the edge).")
 @click.option("--search-samples", type=int, default=None,
-              help="Search-stage samples per side (default: half of --samples, at least 20 000, at most 500 000).")
+              help="Search-stage samples per side (default: half of --samples, at least 20 000, capped at 2 000 000 rows or 2 x 10^7 numbers, whichever is fewer, never below 500 000).")
 @click.option("--seed", type=int, default=None, help="Seed that reproduces the audit (default: drawn and printed).")
 @click.option("--confidence", type=NUMBER, default=0.95, show_default=True,
               help="Confidence of the reported bound (the estimate).")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 from dataclasses import replace
@@ -183,3 +184,30 @@ def _unhashable(q, rng):
 def test_misbehaving_targets_raise_mechanism_error(function, words):
     with pytest.raises(MechanismError, match=words):
         audit(function, epsilon=1.0, samples=1_000, seed=1)
+
+
+def test_search_budget_grows_with_n_up_to_its_memory_cap():
+    from dpaudit.auditor import search_budget
+
+    # N/2 up to 10^6 for every width (no audit up to the default N changed); beyond, 2 x 10^6 rows or
+    # 2 x 10^7 numbers per side, whichever is fewer, never below 5 x 10^5.
+    assert [search_budget(n) for n in (100, 10**4, 10**5, 10**6)] == [100, 10_000, 50_000, 500_000]
+    assert all(search_budget(10**6, width) == 500_000 for width in (1, 10, 100, 10_000))
+    assert search_budget(10**7) == search_budget(10**7, 10) == 2_000_000
+    assert search_budget(10**7, 20) == 1_000_000 and search_budget(10**7, 1_000) == 500_000
+
+
+def test_a_wide_output_searches_within_the_memory_cap(monkeypatch):
+    audit_module = importlib.import_module("dpaudit.auditor.audit")
+
+    # The caps scaled down 500-fold: (1 000, 4 000) rows, 40 000 numbers.  Rows of 50 numbers then
+    # search 1 000 rows (40 000 / 50 = 800, raised to the floor) where N/2 would be 10 000.
+    monkeypatch.setattr(audit_module, "SEARCH_ROWS", (1_000, 4_000))
+    monkeypatch.setattr(audit_module, "SEARCH_VALUES", 40_000)
+    wide = dpaudit.Mechanism.from_callable(lambda q, n, rng: q + rng.laplace(0.0, 1.0, (n, 50)),
+                                           claim=dpaudit.PureDP(1.0), vectorised=True)
+    result = audit(wide, pair=(0.0, 1.0), samples=20_000, seed=1, executor="in-process", learned=False)
+    assert result.search_samples == 1_000
+    narrow = dpaudit.Mechanism.from_callable(lambda q, n, rng: q + rng.laplace(0.0, 1.0, n),
+                                             claim=dpaudit.PureDP(1.0), vectorised=True)
+    assert audit(narrow, pair=(0.0, 1.0), samples=20_000, seed=1, executor="in-process").search_samples == 4_000

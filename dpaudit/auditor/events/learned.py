@@ -10,7 +10,7 @@ maximise the privacy loss at a given mass.  Here:
 
    * *flags and raw values* (DP-Sniper's ``FlagsFeatureTransformer``, ``dpsniper/classifiers/
      feature_transformer.py``): the values that recur as atoms in the search outputs (at most
-     ``MAX_SPECIALS``, each at least ``SPECIAL_SHARE`` of all entries: sparse vector's "below",
+     ``MAX_CODES``, each at least ``CODE_SHARE`` of all entries, :func:`.standard.code_values`: sparse vector's "below",
      "aborted" codes, 0/1 answers) get one indicator per coordinate, 1{y_i = v}, and the raw values
      keep only the other entries (a special entry reads 0);
    * *counts and first positions* (StatDP's post-processings, Ding, Wang, Wang, Zhang & Kifer, CCS
@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from .family import Scored, Scorer, SearchContext
-from .standard import _best, _cuts, _Sorted
+from .standard import _best, _cuts, _Sorted, code_values
 
 __all__ = [
     "LearnedScore",
@@ -72,8 +72,6 @@ MAX_TRAIN_VALUES = 20_000_000
 TRAIN_EVERY = 4
 SCORE_CHUNK = 65_536
 SPECIAL_ROWS = 20_000
-MAX_SPECIALS = 4
-SPECIAL_SHARE = 0.01
 MAX_COORDINATE_FEATURES = 64
 ORDER_STATISTICS = 16
 
@@ -96,12 +94,8 @@ class OutputFeatures:
 
     @classmethod
     def fit(cls, rows: np.ndarray) -> "OutputFeatures":
-        """The recipe for these rows: the values making up at least ``SPECIAL_SHARE`` of all entries
-        (and recurring: at least twice), the ``MAX_SPECIALS`` most frequent."""
-        values, counts = np.unique(_finite(rows), return_counts=True)
-        common = np.argsort(-counts, kind="stable")[:MAX_SPECIALS]
-        chosen = [float(values[i]) for i in common if counts[i] >= max(2.0, SPECIAL_SHARE * rows.size)]
-        return cls(int(rows.shape[1]), tuple(sorted(chosen)))
+        """The recipe for these rows: their codes (:func:`.standard.code_values`) are the specials."""
+        return cls(int(rows.shape[1]), code_values(rows))
 
     def _order_positions(self) -> np.ndarray:
         if self.width <= 2 * ORDER_STATISTICS:

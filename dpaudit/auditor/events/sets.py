@@ -64,13 +64,16 @@ class Feature:
     ``"first-nonzero"`` (index of the first non-zero coordinate, the width when there is none: in
     sparse-vector outputs, the first answered query), ``"first-nonzero-value"`` (the value there, 0
     when there is none), or ``"linear"`` (the score ``sum_i weights[i] * x_i``).  ``key`` names a
-    coordinate of a dict output (the key's repr) for reading.
+    coordinate of a dict output (the key's repr) for reading.  ``codes``, for the two first-nonzero
+    kinds, replaces 0 by the values that are not answers (sparse vector Alg. 3 as DP-Sniper encodes
+    it: -1000 below, -2000 aborted; the first coordinate outside ``codes`` is the first answer).
     """
 
     kind: str
     index: int | None = None
     weights: tuple[float, ...] | None = None
     key: str | None = field(default=None, compare=False)
+    codes: tuple[float, ...] | None = None
 
     def values(self, rows: np.ndarray) -> np.ndarray:
         if self.kind == "value":
@@ -88,7 +91,7 @@ class Feature:
         if self.kind == "nonzero":
             return np.count_nonzero(rows, axis=1)
         if self.kind in ("first-nonzero", "first-nonzero-value"):
-            nonzero = rows != 0
+            nonzero = rows != 0 if self.codes is None else ~np.isin(rows, self.codes)
             first = np.where(nonzero.any(axis=1), nonzero.argmax(axis=1), rows.shape[1])
             if self.kind == "first-nonzero":
                 return first
@@ -105,10 +108,9 @@ class Feature:
             return f"output[{self.key if self.key is not None else self.index}]"
         if self.kind == "nonzero":
             return "number of non-zero coordinates"
-        if self.kind == "first-nonzero":
-            return "index of the first non-zero coordinate"
-        if self.kind == "first-nonzero-value":
-            return "value of the first non-zero coordinate"
+        if self.kind in ("first-nonzero", "first-nonzero-value"):
+            which = "non-zero coordinate" if self.codes is None else f"coordinate not in {{{', '.join(map(_num, self.codes))}}}"
+            return f"{'index' if self.kind == 'first-nonzero' else 'value'} of the first {which}"
         if self.kind == "linear":
             terms = " ".join(f"{w:+.3g}*x{i}" for i, w in enumerate(self.weights or ()) if w != 0)
             return f"score({terms.lstrip('+')})"
@@ -122,6 +124,8 @@ class Feature:
             out["weights"] = list(self.weights)
         if self.key is not None:
             out["key"] = self.key
+        if self.codes is not None:
+            out["codes"] = list(self.codes)
         return out
 
 
@@ -305,9 +309,9 @@ Event = Union[Threshold, Interval, ValueSet, BinSet, RowSet, AtomThreshold]
 
 
 def _feature_from_dict(spec: dict[str, Any]) -> Feature:
-    weights = spec.get("weights")
+    weights, codes = spec.get("weights"), spec.get("codes")
     return Feature(spec["kind"], spec.get("index"), None if weights is None else tuple(float(w) for w in weights),
-                   spec.get("key"))
+                   spec.get("key"), None if codes is None else tuple(float(c) for c in codes))
 
 
 def _optional_tuple(values: Any) -> Any:

@@ -12,7 +12,7 @@ A *stream* is one side of one verification batch; its chunks are numbered, ``don
 finished chunk numbers as half-open ranges and ``hits`` the summed hit counts of those chunks (one per
 verified event; integer sums, so the order chunks finish in does not matter).  The search stage's
 outcome (the pair and the events it chose) is stored once it is complete; an audit interrupted during
-the search stage repeats it (it is at most ``search_budget`` = 500 000 draws per side).
+the search stage repeats it (it is at most ``search_budget``: 5 x 10^5 to 2 x 10^6 draws per side).
 
 Every update rewrites the file atomically: write a temporary file in the same directory, ``fsync`` it,
 ``os.replace`` it over the old one, ``fsync`` the directory.  A reader therefore sees the previous or

@@ -16,7 +16,7 @@ seed is bit-identical on every backend (integer sums do not depend on the order)
   says the rest of the audit would take longer than ``AUTO_POOL_SECONDS``.
 
 Verification chunks send back hit counts only.  Search chunks send back their outputs (the event
-search needs them; the search stage is at most ``search_budget`` = 500 000 rows per side).
+search needs them; the search stage is at most ``search_budget``: 5 x 10^5 to 2 x 10^6 rows per side).
 
 Workers rebuild the mechanism from a :class:`~.shipping.MechanismRef` (:mod:`.shipping`).  Where
 process workers cannot be used -- a mechanism that cannot be shipped, Python run from standard input

@@ -29,6 +29,12 @@ class Progress:
         if self._bar is not None and rows:
             self._bar.update(rows)
 
+    def retotal(self, total: int) -> None:
+        """Count against ``total`` from now on (the search stage's size is known once the output's width is)."""
+        if self._bar is not None:
+            self._bar.total = total
+            self._bar.refresh()
+
     def bound(self, look: int, value: float) -> None:
         if self._bar is not None:
             shown = f"{value:.4f}" if math.isfinite(value) else "-"

@@ -55,6 +55,9 @@ def test_features():
          [False, False, True, False]),
         (AtomThreshold(Feature("first-nonzero"), 1, 2, Feature("first-nonzero-value"), 4.0, False),
          [False, False, False, True]),
+        (AtomThreshold(Feature("first-nonzero", codes=(0.0, 1.0)), 2, 2,
+                       Feature("first-nonzero-value", codes=(0.0, 1.0)), 5.0, True),
+         [True, False, False, True]),
     ],
 )
 def test_membership_description_and_json(event, expected):
@@ -67,6 +70,12 @@ def test_first_answer_features():
     rows = np.array([[0.0, 0.0, 3.5], [-1.0, 2.0, 0.0], [0.0, 0.0, 0.0]])
     assert Feature("first-nonzero").values(rows).tolist() == [2, 0, 3]
     assert Feature("first-nonzero-value").values(rows).tolist() == [3.5, -1.0, 0.0]
+    # With codes, the first coordinate that is not a code: -1000 below, -2000 aborted (DP-Sniper's Alg. 3).
+    coded = np.array([[-1000.0, 7.5, -2000.0], [-1000.0, -1000.0, -1000.0], [0.0, -1000.0, -2000.0]])
+    codes = (-2000.0, -1000.0)
+    assert Feature("first-nonzero", codes=codes).values(coded).tolist() == [1, 3, 0]
+    assert Feature("first-nonzero-value", codes=codes).values(coded).tolist() == [7.5, 0.0, 0.0]
+    assert "not in {-2000, -1000}" in Feature("first-nonzero", codes=codes).describe()
 
 
 def test_leak_events_round_trip():
@@ -130,6 +139,22 @@ def test_search_finds_a_first_answer_conjunction():
         return out
     best = [s for s in search_events(rows(0.0), rows(1.5), _score) if s.family == "first answer"][0]
     assert best.forward and best.objective > 0.5
+
+
+def test_search_reads_the_first_answer_past_codes_other_than_zero():
+    # The same outputs with "below" coded -1000 (DP-Sniper's sparse vector Alg. 3): the first non-zero
+    # coordinate is then always 0, and only the coded reading finds the conjunction.
+    rng = np.random.default_rng(4)
+    def rows(shift):
+        first = rng.integers(0, 4, 20_000)
+        value = rng.normal(shift * (first >= 2), 1.0)
+        out = np.full((20_000, 4), -1000.0)
+        out[np.arange(20_000)[first < 4], first[first < 4]] = value[first < 4]
+        return out
+    found = [s for s in search_events(rows(0.0), rows(1.5), _score) if s.family == "first answer"]
+    best = found[0]
+    assert best.event.atom_feature.codes == (-1000.0,) and best.forward and best.objective > 0.5
+    assert event_from_dict(json.loads(json.dumps(best.event.as_dict()))) == best.event
 
 
 # --- outputs that were labels, booleans or dicts -------------------------------------------------
