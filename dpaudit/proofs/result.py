@@ -170,7 +170,11 @@ class Counterexample:
         }
 
     def __str__(self) -> str:
-        lines = [self.description, f"  inputs: {_plain(self.inputs)}"]
+        return "\n".join([self.description, *self.detail_lines()])
+
+    def detail_lines(self) -> list[str]:
+        """The witness line by line (inputs, output, set, ratio, mass, parameters), without the description."""
+        lines = [f"  inputs: {_plain(self.inputs)}"]
         if self.output is not None:
             lines.append(f"  output y = {_plain(self.output)}")
         if self.output_set:
@@ -184,7 +188,7 @@ class Counterexample:
             lines.append(f"  {key}: {_plain(value)}")
         if self.precision_digits:  # 0: an exact witness (probabilities 1 and 0), nothing to re-evaluate
             lines.append(f"  (re-verified with mpmath at {self.precision_digits} digits)")
-        return "\n".join(lines)
+        return lines
 
 
 def _claim_value(key: str, value: Any) -> Any:
@@ -277,6 +281,8 @@ class ProofResult:
 
     def __str__(self) -> str:
         head = f"{self.mechanism}: {self.verdict.value.upper()} ({self.method}, scope: {self.scope})\n  {self.reason}"
+        if self.counterexample is not None and self.counterexample.description.strip() == self.reason.strip():
+            return "\n".join([head, *self.counterexample.detail_lines()])  # the reason already said it
         body = self.certificate or self.counterexample
         return head if body is None else f"{head}\n{body}"
 

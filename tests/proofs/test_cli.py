@@ -25,6 +25,9 @@ def test_restated_claim_is_refuted_exit_1_with_witness():
     result = invoke("laplace", "--epsilon", "0.5")
     assert result.exit_code == 1
     assert "output set S" in result.output and "re-verified" in result.output
+    # The headline's reason is the witness's description: said once, not twice.
+    reason = result.output.splitlines()[1].strip()
+    assert sum(line.strip() == reason for line in result.output.splitlines()) == 1
 
 
 def test_gaussian_claimed_pure_exit_1():
