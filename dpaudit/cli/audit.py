@@ -58,11 +58,14 @@ def _reproduction(
 
 
 def _own_claim(target: str, d_in: Any, randomness: str | None) -> Any:
-    """TARGET's own claim, for a --claim that leaves a value to it; None for a plain function."""
-    from ..mechanisms.targets import is_plain_callable, load_target, resolve
+    """TARGET's own claim, for a --claim that leaves a value to it; None for a plain function (checked first)."""
+    from ..mechanisms.targets import check_plain_callable, is_plain_callable, load_target, resolve
 
     loaded = load_target(target)
-    return None if is_plain_callable(loaded) else resolve(loaded, d_in=d_in, randomness=randomness).claim
+    if is_plain_callable(loaded):
+        check_plain_callable(f"target={target!r}", loaded)
+        return None
+    return resolve(loaded, d_in=d_in, randomness=randomness).claim
 
 
 def _print_result(result: Any, reproduction: str) -> None:

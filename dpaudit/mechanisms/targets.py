@@ -18,7 +18,7 @@ from ..errors import InvalidArgument, UnknownMechanism
 from .base import Mechanism, check_run_signature
 from .registry import get, unknown_name
 
-__all__ = ["is_plain_callable", "load_attribute", "load_target", "resolve", "restated_point", "stated_claim"]
+__all__ = ["check_plain_callable", "is_plain_callable", "load_attribute", "load_target", "resolve", "restated_point", "stated_claim"]
 
 
 def load_attribute(target: str) -> Any:
@@ -136,6 +136,15 @@ def is_plain_callable(loaded: Any) -> bool:
     return callable(loaded) and not isinstance(loaded, Mechanism) and library_of(loaded) is None
 
 
+def check_plain_callable(named: str, target: Any) -> None:
+    """A plain callable must be a function of (data, rng) or (data, n, rng), not a class (``named`` says
+    how the user named it, e.g. ``target='mod:f'``)."""
+    if isinstance(target, type):
+        raise UnknownMechanism(f"{named} is a class, not a mechanism: give a function f(data, rng) or "
+                               "f(data, n, rng), a Mechanism, or a library object")
+    check_run_signature(named, target)
+
+
 def resolve(
     target: Any,
     *,
@@ -190,10 +199,7 @@ def resolve(
             return target
         return replace(target, claim=restated_point(target.claim, epsilon, delta))
     if callable(target):
-        if isinstance(target, type):
-            raise UnknownMechanism(f"{named} is a class, not a mechanism: give a function f(data, rng) or "
-                                   "f(data, n, rng), a Mechanism, or a library object")
-        check_run_signature(named, target)
+        check_plain_callable(named, target)
         own = stated if stated is not None else _claim_for(epsilon, delta, repr(target))
         return Mechanism.from_callable(target, claim=own, randomness=randomness)
     if target is original:
