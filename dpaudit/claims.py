@@ -49,6 +49,7 @@ __all__ = [
     "PureDP",
     "RenyiDP",
     "ZeroConcentratedDP",
+    "check_claim",
     "claim_from_dict",
 ]
 
@@ -382,6 +383,14 @@ _KINDS = {cls.kind: cls for cls in (PureDP, ApproxDP, ProbabilisticDP, ZeroConce
 
 CLAIM_KINDS = tuple(_KINDS)
 """Every claim's ``kind``: pure, approximate, probabilistic, then the :data:`CURVE_KINDS`."""
+
+
+def check_claim(name: str, value: Any) -> Claim:
+    """``value`` if it is a claim object (one of the seven kinds above), else InvalidArgument naming ``name``."""
+    if not isinstance(value, tuple(_KINDS.values())):
+        raise InvalidArgument(f"{name}={value!r} must be PureDP, ApproxDP, ProbabilisticDP, ZeroConcentratedDP, RenyiDP, "
+                              "GaussianDP or PrivacyCurve")
+    return value
 
 
 def claim_from_dict(data: dict[str, Any]) -> Claim:

@@ -72,9 +72,10 @@ from .._validation import (
     check_probability_open,
     check_unit_interval,
 )
+from ..claims import Claim
 from ..errors import InvalidArgument, MechanismError
 from ..mechanisms.base import RANDOMNESS
-from ..mechanisms.targets import is_plain_callable, load_target, resolve
+from ..mechanisms.targets import is_plain_callable, load_target, resolve, stated_claim
 from . import bounds
 from .curve.claims import decide_curve_claim, is_curve_claim, working_point
 from .curve.stage import curve_stage
@@ -175,6 +176,7 @@ def _distinct(found: list[Scored], count: int) -> list[Scored]:
 def audit(
     target: Any,
     *,
+    claim: Claim | None = None,
     epsilon: float | None = None,
     delta: float | None = None,
     pair: tuple[Any, Any] | None = None,
@@ -206,9 +208,17 @@ def audit(
         A Mechanism, a catalogue name, ``package.module:attr``, ``file.py:attr``, a plain function
         ``f(data, n, rng)`` (n runs, vectorised) or ``f(data, rng)`` (one run, batched), an OpenDP
         ``Measurement`` (with ``d_in``) or a diffprivlib mechanism object (:mod:`dpaudit.adapters`).
+    claim : Claim, optional
+        The claim to audit, any kind: ``PureDP``, ``ApproxDP``, ``ProbabilisticDP``,
+        ``ZeroConcentratedDP``, ``RenyiDP``, ``GaussianDP`` or ``PrivacyCurve``.  It replaces the
+        mechanism's own (``AuditResult.claim`` is the claim audited); a plain callable may give it
+        instead of ``epsilon``.  A curve claim is decided on the whole empirical privacy curve, as a
+        mechanism's declared one is (:mod:`.curve.claims`).  With ``epsilon`` or ``delta`` (one of
+        them) a curve claim is audited at the point of its curve they name; a point claim states both
+        itself and is refused with either (:func:`dpaudit.mechanisms.targets.stated_claim`).
     epsilon, delta : float, optional
-        The claim to audit; default the mechanism's own.  Required (epsilon) for a plain callable;
-        ``delta`` defaults to 0 then.
+        The claim to audit; default the mechanism's own.  Required (epsilon, or ``claim``) for a plain
+        callable; ``delta`` defaults to 0 then.
     pair : (a, b), optional
         Neighbouring inputs; when absent they are searched (:mod:`dpaudit.auditor.pairs`).  For a
         plain function the pair is the user's statement: it is audited as given, under the relation
@@ -303,6 +313,8 @@ def audit(
         epsilon = check_nonnegative_finite("epsilon", epsilon)
     if delta is not None:
         delta = check_unit_interval("delta", delta)
+    if claim is not None:  # the claim it states, at the point epsilon= / delta= name on a curve claim
+        claim, epsilon, delta = stated_claim(claim, epsilon, delta), None, None
     n = DEFAULT_SAMPLES if samples is None else check_positive_int("samples", samples)
     if not MIN_SAMPLES <= n <= MAX_SAMPLES:
         raise InvalidArgument(f"samples={samples!r} must be at least {MIN_SAMPLES} and at most {MAX_SAMPLES:.0e}")
@@ -332,7 +344,8 @@ def audit(
         checkpoint = check_output_file("checkpoint", checkpoint)
     loaded = load_target(target)
     mechanism, relation = choose_relation(
-        resolve(loaded, epsilon=epsilon, delta=delta, randomness=randomness, d_in=d_in), is_plain_callable(loaded),
+        resolve(loaded, claim=claim, epsilon=epsilon, delta=delta, randomness=randomness, d_in=d_in),
+        is_plain_callable(loaded),
         pair=pair, neighbours=neighbours, data=data,
     )
     channels, channel_notes = observed(mechanism, checks, explicit)

@@ -103,7 +103,8 @@ class AuditResult:
     target : str
         The mechanism's name.
     claim : Claim
-        The claim audited (PureDP, ApproxDP or ProbabilisticDP).
+        The claim audited: the mechanism's own, or the one ``claim=`` / ``epsilon=`` / ``delta=`` stated
+        (any kind; for a curve claim the claim itself, its working point in ``curve_check``).
     verdict : Verdict
         ``violation`` / ``pass`` / ``underpowered``; ``reason`` says why in one sentence.
     epsilon_lower_bound : float

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from ..errors import MechanismError
+from ._claims import claim_flags, claim_options, restated_claim
 from ._common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -54,6 +55,17 @@ def _reproduction(
         parts.append(f"--method {method}")
     parts += list(extra)
     return " ".join(parts)
+
+
+def _own_claim(target: str, d_in: Any, randomness: str | None) -> Any:
+    """TARGET's own claim, for a --claim that leaves a value to it; None for a plain function (checked first)."""
+    from ..mechanisms.targets import check_plain_callable, is_plain_callable, load_target, resolve
+
+    loaded = load_target(target)
+    if is_plain_callable(loaded):
+        check_plain_callable(f"target={target!r}", loaded)
+        return None
+    return resolve(loaded, d_in=d_in, randomness=randomness).claim
 
 
 def _print_result(result: Any, reproduction: str) -> None:
@@ -130,8 +142,10 @@ def _print_curve(curve: Any) -> None:
 
 @click.command("audit")
 @click.argument("target")
-@click.option("--epsilon", type=NUMBER, default=None, help="Claimed epsilon (default: the mechanism's claim).")
+@click.option("--epsilon", type=NUMBER, default=None,
+              help="Claimed epsilon (default: the mechanism's claim); for --claim renyi, epsilon(alpha).")
 @click.option("--delta", type=NUMBER, default=None, help="Claimed delta (default: the mechanism's claim, else 0).")
+@claim_options
 @click.option(
     "--neighbours",
     default=None,
@@ -202,6 +216,10 @@ def audit(
     target: str,
     epsilon: float | None,
     delta: float | None,
+    claim_kind: str | None,
+    rho: float | None,
+    mu: float | None,
+    alpha: float | None,
     neighbours: str | None,
     d_in_json: str | None,
     randomness: str | None,
@@ -231,8 +249,10 @@ def audit(
 ) -> None:
     """Audit TARGET: a catalogue name, package.module:attr or path/to/file.py:attr.
 
-    The attribute may be a Mechanism, a plain function (give --epsilon), an OpenDP Measurement (give
-    --d-in: the claim is its privacy map there) or a diffprivlib mechanism object (its own claim).
+    The attribute may be a Mechanism, a plain function (give --epsilon, or a claim by --claim, --rho,
+    --mu or --alpha), an OpenDP Measurement (give --d-in: the claim is its privacy map there) or a
+    diffprivlib mechanism object (its own claim).  --claim / --rho / --mu / --alpha restate the claim
+    as for `dpaudit prove`; a zCDP, RDP or GDP claim is decided on the whole empirical privacy curve.
 
     Prints a lower bound on the epsilon TARGET realises at --confidence (the estimate), the bound at
     --verdict-confidence, and the verdict: violation when the latter exceeds the claim (or a check
@@ -247,6 +267,9 @@ def audit(
     d_in = None if d_in_json is None else parse_distance(d_in_json)
     data = None if data_json is None else parse_input("--data", data_json)
     seed = fresh_seed() if seed is None else seed
+    claim = None
+    if any(v is not None for v in (claim_kind, rho, mu, alpha)):  # else --epsilon / --delta go to audit() as given
+        claim = restated_claim(lambda: _own_claim(target, d_in, randomness), claim_kind, epsilon, delta, rho, mu, alpha)
     checks = [
         name
         for name, off in (("lattice", no_float_checks), ("float-support", no_float_checks),
@@ -257,8 +280,9 @@ def audit(
     try:
         result = run_audit(
             target,
-            epsilon=epsilon,
-            delta=delta,
+            claim=claim,
+            epsilon=None if claim is not None else epsilon,
+            delta=None if claim is not None else delta,
             pair=pair,
             neighbours=neighbours,
             data=data,
@@ -296,7 +320,8 @@ def audit(
     if as_json:
         echo_json(result.as_dict())
     else:
-        _print_result(result, _reproduction(target, result, a_json, b_json, epsilon, delta, method, flags))
+        _print_result(result, _reproduction(target, result, a_json, b_json, epsilon, delta, method,
+                                            (*claim_flags(claim_kind, rho, mu, alpha), *flags)))
     sys.exit(EXIT_FOR_VERDICT.get(result.verdict.value, EXIT_BAD_INPUT))
 
 

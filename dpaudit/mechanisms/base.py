@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._validation import check_nonnegative_int, check_one_of, check_positive_finite, check_positive_int, short_repr
-from ..claims import CLAIM_KINDS, Claim
+from ..claims import Claim, check_claim
 from ..errors import InvalidArgument, MechanismError
 from ..neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Replace
 from .outputs import OutputCoding, encode_outputs
@@ -173,9 +173,7 @@ class Mechanism:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise InvalidArgument(f"name={self.name!r} must be a non-empty string")
-        if getattr(self.claim, "kind", None) not in CLAIM_KINDS:
-            raise InvalidArgument(
-                f"claim={self.claim!r} must be PureDP, ApproxDP, ProbabilisticDP, ZeroConcentratedDP, RenyiDP, GaussianDP or PrivacyCurve")
+        check_claim("claim", self.claim)
         if not isinstance(self.neighbours, (AddRemove, Replace, QueryDistance, Local)):
             raise InvalidArgument(
                 f"neighbours={self.neighbours!r} must be AddRemove(), Replace(), QueryDistance(...) or Local()"

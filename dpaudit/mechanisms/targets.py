@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from .._validation import check_nonnegative_finite, check_unit_interval, short_repr
-from ..claims import CURVE_KINDS, ApproxDP, Claim, PureDP
+from ..claims import CURVE_KINDS, ApproxDP, Claim, PureDP, check_claim
 from ..errors import InvalidArgument, UnknownMechanism
 from .base import Mechanism, check_run_signature
 from .registry import get, unknown_name
 
-__all__ = ["is_plain_callable", "load_attribute", "load_target", "resolve"]
+__all__ = ["check_plain_callable", "is_plain_callable", "load_attribute", "load_target", "resolve", "restated_point", "stated_claim"]
 
 
 def load_attribute(target: str) -> Any:
@@ -57,8 +57,8 @@ def load_attribute(target: str) -> Any:
 
 def _claim_for(epsilon: float | None, delta: float | None, what: str) -> Claim:
     if epsilon is None:
-        raise InvalidArgument(f"target={what} is a plain callable, which carries no claim: epsilon is required "
-                              "(--epsilon on the command line)")
+        raise InvalidArgument(f"target={what} is a plain callable, which carries no claim: epsilon is required, or "
+                              "claim= (on the command line --epsilon, or --claim/--rho/--mu/--alpha)")
     return ApproxDP(epsilon, delta) if delta else PureDP(epsilon)
 
 
@@ -75,6 +75,28 @@ def restated_point(claim: Claim, epsilon: float | None, delta: float | None) -> 
     eps = claim.epsilon if epsilon is None else epsilon
     dlt = claim.delta if delta is None else delta
     return ApproxDP(eps, dlt) if dlt else PureDP(eps)
+
+
+def stated_claim(claim: Any, epsilon: float | None = None, delta: float | None = None) -> Claim:
+    """The claim ``claim=`` states, read at the point ``epsilon=`` or ``delta=`` names on a curve claim.
+
+    A point claim (PureDP, ApproxDP, ProbabilisticDP) states its epsilon and delta itself: with either
+    given too the call is refused.  A curve claim (zCDP, RDP, GDP, a privacy curve) with one of them
+    is the (epsilon, delta)-DP it implies there (:func:`restated_point`: epsilon(delta) or
+    delta(epsilon)); with both, which would not read the claim at all, the call is refused.
+    """
+    claim = check_claim("claim", claim)
+    if epsilon is None and delta is None:
+        return claim
+    given = " and ".join(f"{name}={value!r}" for name, value in (("epsilon", epsilon), ("delta", delta))
+                         if value is not None)
+    if claim.kind not in CURVE_KINDS:
+        raise InvalidArgument(f"claim={claim} states its epsilon and delta itself; {given} would restate them: give "
+                              "claim= or epsilon=/delta=, not both")
+    if epsilon is not None and delta is not None:
+        raise InvalidArgument(f"claim={claim} with {given}: give one of them, the point of the claim's curve (the "
+                              "other is read off it), or neither to audit the whole curve")
+    return restated_point(claim, epsilon, delta)
 
 
 def load_target(target: Any) -> Any:
@@ -114,9 +136,19 @@ def is_plain_callable(loaded: Any) -> bool:
     return callable(loaded) and not isinstance(loaded, Mechanism) and library_of(loaded) is None
 
 
+def check_plain_callable(named: str, target: Any) -> None:
+    """A plain callable must be a function of (data, rng) or (data, n, rng), not a class (``named`` says
+    how the user named it, e.g. ``target='mod:f'``)."""
+    if isinstance(target, type):
+        raise UnknownMechanism(f"{named} is a class, not a mechanism: give a function f(data, rng) or "
+                               "f(data, n, rng), a Mechanism, or a library object")
+    check_run_signature(named, target)
+
+
 def resolve(
     target: Any,
     *,
+    claim: Any = None,
     epsilon: float | None = None,
     delta: float | None = None,
     randomness: str | None = None,
@@ -127,43 +159,49 @@ def resolve(
     A Mechanism or catalogue name keeps its own claim unless ``epsilon``/``delta`` override it (for a
     curve claim such as zCDP, one of them picks the point of its curve: ``delta=1e-5`` alone gives
     the (epsilon(1e-5), 1e-5)-DP it implies); a
-    callable (given directly or loaded from ``module:attr``) needs ``epsilon``.  An OpenDP
+    callable (given directly or loaded from ``module:attr``) needs ``epsilon`` or ``claim``.  An OpenDP
     ``Measurement`` takes its claim from its privacy map at ``d_in``, a diffprivlib mechanism from
     its own parameters (:mod:`dpaudit.adapters`); ``d_in`` is refused for anything else.
+    ``claim`` (any claim object, :func:`stated_claim`) replaces whatever claim the target carries; an
+    OpenDP measurement still needs ``d_in`` then, for its neighbour relation.
     ``randomness`` applies to callables only (:meth:`Mechanism.from_callable`).
     """
     if epsilon is not None:
         epsilon = check_nonnegative_finite("epsilon", epsilon)
     if delta is not None:
         delta = check_unit_interval("delta", delta)
+    stated = None if claim is None else stated_claim(claim, epsilon, delta)
     from ..adapters import adapt
 
     original = target
     target = load_target(target)
     named = f"target={original!r}"
-    adapted = adapt(target, epsilon=epsilon, delta=delta, d_in=d_in)
+    adapted = adapt(target, d_in=d_in) if stated is not None else adapt(target, epsilon=epsilon, delta=delta, d_in=d_in)
     if adapted is not None:
         if randomness is not None and randomness != adapted.randomness:
             raise InvalidArgument(
                 f"randomness={randomness!r} applies to a plain function; the {adapted.family} object draws from "
                 f"randomness={adapted.randomness!r}, which its adapter knows"
             )
-        return adapted
+        if stated is None:
+            return adapted
+        return replace(adapted, claim=stated,
+                       description=f"{adapted.description}; audited against claim= {stated} instead of {adapted.claim}")
     if isinstance(target, Mechanism):
         if randomness is not None and randomness != target.randomness:
             raise InvalidArgument(
                 f"randomness={randomness!r} applies to a plain function; the Mechanism {target.name!r} declares "
                 f"randomness={target.randomness!r} (its sampler takes a numpy Generator)"
             )
+        if stated is not None:
+            return replace(target, claim=stated)
         if epsilon is None and delta is None:
             return target
         return replace(target, claim=restated_point(target.claim, epsilon, delta))
     if callable(target):
-        if isinstance(target, type):
-            raise UnknownMechanism(f"{named} is a class, not a mechanism: give a function f(data, rng) or "
-                                   "f(data, n, rng), a Mechanism, or a library object")
-        check_run_signature(named, target)
-        return Mechanism.from_callable(target, claim=_claim_for(epsilon, delta, repr(target)), randomness=randomness)
+        check_plain_callable(named, target)
+        own = stated if stated is not None else _claim_for(epsilon, delta, repr(target))
+        return Mechanism.from_callable(target, claim=own, randomness=randomness)
     if target is original:
         raise UnknownMechanism(
             f"target={short_repr(target)} is not a Mechanism, a catalogue name, a callable, an OpenDP Measurement or a "

@@ -37,7 +37,7 @@ import time
 from typing import Any
 
 from .._validation import check_positive_finite
-from ..claims import CLAIM_KINDS, CURVE_KINDS, ApproxDP, Claim, PrivacyCurve, claim_from_dict
+from ..claims import CURVE_KINDS, ApproxDP, Claim, PrivacyCurve, check_claim, claim_from_dict
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
 from .budget import BudgetExhausted, checkpoint
@@ -244,9 +244,8 @@ def prove(
         return _prove_composition(mechanism, start, numeric, time_budget)
     if not isinstance(mechanism, Mechanism):
         raise InvalidArgument(f"mechanism={mechanism!r} must be a Mechanism, a Composition or a catalogue name")
-    if claim is not None and getattr(claim, "kind", None) not in CLAIM_KINDS:
-        raise InvalidArgument(f"claim={claim!r} must be PureDP, ApproxDP, ProbabilisticDP, ZeroConcentratedDP, RenyiDP, "
-                              "GaussianDP or PrivacyCurve")
+    if claim is not None:
+        check_claim("claim", claim)
     restated = claim is not None
     claim = claim or mechanism.claim
     if mechanism.density is None and mechanism.structure is not None:

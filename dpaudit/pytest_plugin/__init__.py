@@ -10,6 +10,10 @@ Use it three ways::
     def test_my_mechanism():
         return my_mechanism
 
+    @pytest.mark.dp(claim=ZeroConcentratedDP(0.5), pair=(0.0, 1.0))   # any claim object
+    def test_my_gaussian():
+        return my_gaussian
+
     def test_with_fixture(dp):                 # the `dp` fixture
         dp.assert_private(my_mechanism, epsilon=1.0, pair=([0, 1], [0, 1, 1]))
         dp.assert_proved(my_declared_mechanism)
@@ -75,8 +79,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "dp(epsilon=None, delta=None, samples=None, confidence=None, pair=None, neighbours=None, data=None): audit the mechanism "
-        "or callable the test returns or yields against the claim (dpaudit)",
+        "dp(claim=None, epsilon=None, delta=None, samples=None, confidence=None, pair=None, neighbours=None, data=None): audit "
+        "the mechanism or callable the test returns or yields against the claim (dpaudit)",
     )
     settings = Settings(config)
     config.stash[SETTINGS] = settings

@@ -23,7 +23,7 @@ SKIP_AUDITS_OPTION = "--dp-skip-audits"
 
 DEFAULT_CONFIDENCE = 1 - 1e-6
 DEFAULT_SEED = 20260101
-MARKER_KEYWORDS = ("epsilon", "delta", "samples", "confidence", "pair", "neighbours", "data", "d_in", "randomness")
+MARKER_KEYWORDS = ("claim", "epsilon", "delta", "samples", "confidence", "pair", "neighbours", "data", "d_in", "randomness")
 CACHE_KEY = "dpaudit/failed-seeds"
 PROPERTY = "dpaudit"
 

@@ -48,6 +48,7 @@ class DPSession:
         self,
         target: Any,
         *,
+        claim: Any = None,
         epsilon: float | None = None,
         delta: float | None = None,
         pair: tuple[Any, Any] | None = None,
@@ -61,7 +62,9 @@ class DPSession:
         """Audit ``target`` and fail the test on a violation (warn when underpowered).
 
         ``target`` is a Mechanism, a catalogue name or a plain function ``f(data, rng)`` /
-        ``f(data, n, rng)``.  ``pair``, ``neighbours`` and ``data`` mean what they mean to
+        ``f(data, n, rng)``.  ``claim`` is any claim object (``ZeroConcentratedDP(0.5)``, ...) and
+        replaces the target's own; a plain function needs it or ``epsilon``.  It, ``epsilon``,
+        ``delta``, ``pair``, ``neighbours`` and ``data`` mean what they mean to
         :func:`dpaudit.audit`: a plain function's pair is audited as given, under the relation its
         shapes state (two datasets whose sizes differ by one record: add/remove) unless
         ``neighbours`` names one.  An OpenDP measurement (with ``d_in``) or a diffprivlib mechanism
@@ -73,14 +76,15 @@ class DPSession:
         import dpaudit
         from dpaudit.mechanisms.targets import is_plain_callable
 
-        if epsilon is None and is_plain_callable(target):
-            raise pytest.UsageError("epsilon= is required to audit a plain function")
+        if epsilon is None and claim is None and is_plain_callable(target):
+            raise pytest.UsageError("epsilon= or claim= is required to audit a plain function")
         seed = self._next_seed()
         confidence = confidence if confidence is not None else self._settings.confidence
         samples = samples if samples is not None else self._settings.samples
         try:
             result = dpaudit.audit(
                 target,
+                claim=claim,
                 epsilon=epsilon,
                 delta=delta,
                 pair=pair,
@@ -277,10 +281,10 @@ def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int, random
     if spec is None:
         return pytest_line + not_reproducible_suffix(result)
     d = result.as_dict()
-    claim = d["claim"]
-    parts = ["dpaudit audit", spec, f"--epsilon {claim['epsilon']:g}"]
-    if claim.get("delta"):
-        parts.append(f"--delta {claim['delta']:g}")
+    options = _claim_options(result.claim)
+    if options is None:  # a claim no option states (a tabulated curve, RDP at several orders): the pytest line
+        return pytest_line + not_reproducible_suffix(result)
+    parts = ["dpaudit audit", spec, *options]
     relation = (d.get("neighbours") or {}).get("relation")
     if ":" in spec and relation is not None:  # a plain function: its relation is not in the file
         from dpaudit.neighbours import relation_from_dict, relation_spec
@@ -293,6 +297,27 @@ def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int, random
         parts.append(f"--randomness {randomness}")
     parts += [f"--samples {result.samples}", f"--confidence {result.confidence:g}", f"--seed {result.seed}"]
     return " ".join(parts) + not_reproducible_suffix(result) + f"\n               or: {pytest_line}"
+
+
+def _number(value: float) -> str:
+    """``value`` as typed on a command line: short when that is exact, else its repr."""
+    return f"{value:g}" if float(f"{value:g}") == value else repr(value)
+
+
+def _claim_options(claim: Any) -> list[str] | None:
+    """The ``dpaudit audit`` options that state ``claim`` (as ``--claim`` / ``--rho`` / ``--mu`` / ``--alpha``
+    and ``--epsilon`` / ``--delta`` read it), or None when no option states it."""
+    if claim.kind in ("pure", "approximate"):
+        return [f"--epsilon {_number(claim.epsilon)}"] + ([f"--delta {_number(claim.delta)}"] if claim.delta else [])
+    if claim.kind == "probabilistic":
+        return [f"--claim probabilistic --epsilon {_number(claim.epsilon)} --delta {_number(claim.delta)}"]
+    if claim.kind == "zcdp":
+        return [f"--rho {_number(claim.rho)}"]
+    if claim.kind == "gdp":
+        return [f"--mu {_number(claim.mu)}"]
+    if claim.kind == "renyi" and len(claim.alpha) == 1:
+        return [f"--alpha {_number(claim.alpha[0])} --epsilon {_number(claim.epsilon[0])}"]
+    return None
 
 
 def _target_spec(target: Any) -> str | None:
@@ -334,7 +359,10 @@ def _violation_message(result: Any, reproduce: str) -> str:
         f"dpaudit: privacy violation by {d.get('target')!r}",
         f"  claim:       {result.claim}",
         f"  verdict:     {_verdict(result)}",
-        f"  lower bound: {_bound_line(result)} ({d.get('method', 'auditor default method')})",
+        f"  lower bound: {_bound_line(result)} ({d.get('method', 'auditor default method')})"
+        + (f" at the working point {result.point_claim()}, an estimate" if d.get("curve_check") else ""),
+        # A curve claim (zCDP, RDP, GDP, a privacy curve) is decided on the empirical curve: say how.
+        *([f"  decided:     {result.reason}"] if d.get("curve_check") else []),
         f"  event:       {result.event}",
         f"  pair:        a={pair[0] if pair else None!r}  b={pair[1] if pair else None!r}",
         *([f"  neighbours:  {d['neighbours']['statement']}"] if d.get("neighbours") else []),

@@ -143,6 +143,15 @@ TARGETS = {
     PLAIN: {"a": "0", "b": "1", "plain": True},
 }
 ONLY_MALFORMED = ("d_in_json", "data_json", "randomness")  # valid only with targets the fuzzer does not use
+# A restated claim is valid as a whole or not at all (tests/cli/test_claim_options.py tests each refusal):
+# when none of its options, --epsilon or --delta is malformed, they are one of these combinations.
+CLAIM_OPTIONS = ("claim_kind", "rho", "mu", "alpha")
+VALID_CLAIMS = (
+    {"rho": "0.5"}, {"mu": "1"}, {"alpha": "2", "epsilon": "1"}, {"claim_kind": "zcdp", "rho": "0.25"},
+    {"rho": "0.5", "delta": "1e-05"}, {"rho": "0.5", "epsilon": "1"}, {"claim_kind": "pure", "epsilon": "1"},
+    {"claim_kind": "approximate", "epsilon": "1", "delta": "0"},
+)
+OWN_CLAIM_ONLY = ({"claim_kind": "pure"}, {"claim_kind": "approximate"}, {"claim_kind": "probabilistic"})
 PLAIN_UNDER_ADD_REMOVE = {"a": "[1, 0]", "b": "[1, 0, 1]", "plain": True}
 
 
@@ -150,6 +159,10 @@ def valid_values(param: click.Parameter, command: str, root: Path, mode: str,
                  target: dict[str, Any]) -> st.SearchStrategy[list[str]]:
     """Values the option accepts on its own (its meaning, where known; else its click type)."""
     name = param.name
+    if name in target.get("claim", {}):
+        return st.just(target["claim"][name])
+    if name == "method" and target.get("point_delta"):  # the joint bound is for delta = 0 only
+        return st.sampled_from(["auto", "union"])
     if name in ("samples", "search_samples"):
         return st.integers(100, 1000).map(str)
     if name == "seed":
@@ -298,6 +311,12 @@ def command_lines(draw: Any, root: Path, single_malformed: bool = False) -> Line
             target = dict(PLAIN_UNDER_ADD_REMOVE)
         # ... and a pair: a plain function has no domain to search pairs in.
         chosen += [by_name[n] for n in ("epsilon", "a_json", "b_json") if by_name[n] not in chosen]
+    if {p.name for p in chosen} & set(CLAIM_OPTIONS) and not bad & {*CLAIM_OPTIONS, "epsilon", "delta"}:
+        combo = draw(st.sampled_from(VALID_CLAIMS + (() if target.get("plain") else OWN_CLAIM_ONLY)))
+        chosen = [p for p in chosen if p.name not in (*CLAIM_OPTIONS, "epsilon", "delta")] + [by_name[n] for n in combo]
+        target["claim"] = combo
+        # A curve claim's audit works at delta = 1e-5.
+        target["point_delta"] = bool({"rho", "mu", "alpha"} & set(combo)) or combo.get("delta", "0") != "0"
     args: list[str] = [name]
     positional: list[str] = []
     for param in chosen:

@@ -294,3 +294,40 @@ def test_fixture(dp):
     sections = re.findall(r"^dpaudit: privacy violation by 'bad_with_random_state'$", out, re.MULTILINE)
     assert len(sections) == 2, out
     assert "--randomness random-state" in out  # the reproduce line says how the function is called
+
+
+CLAIMED = '''
+import dpaudit
+from dpaudit import ZeroConcentratedDP
+
+
+def gaussian(records, n, rng):  # sigma = Delta / sqrt(2 rho) = 1 for Delta = 1, rho = 0.5: exactly 0.5-zCDP
+    return np.rint((sum(records) + rng.normal(0.0, 1.0, size=n)) / GRID) * GRID
+
+
+@pytest.mark.dp(claim=ZeroConcentratedDP(0.5), pair=PAIR)
+def test_marker_zcdp():
+    return gaussian
+
+
+def test_fixture_over_claimed(dp):
+    dp.assert_private(gaussian, claim=ZeroConcentratedDP(0.125), pair=PAIR)
+
+
+def test_fixture_claim_of_the_wrong_type(dp):
+    dp.assert_private(gaussian, claim="0.5-zCDP", pair=PAIR)
+'''
+
+
+def test_marker_and_fixture_take_any_claim(pytester):
+    # Validity: the plugin's verdict is at 1 - 1e-6, so the exact claim fails with probability <= 1e-6.
+    # Power: at 2 x 10^4 per side the curve's bounds give delta >= 0.2 at epsilon = 0.5 (true 1-GDP delta
+    # 0.238, minus z = 5.7 x sd 0.0094) where 0.125-zCDP allows 0.11 (tests/auditor/test_claim_argument.py).
+    write(pytester, CLAIMED)
+    result = pytester.runpytest_subprocess(SAMPLES)
+    result.assert_outcomes(passed=1, failed=2)
+    out = result.stdout.str()
+    assert "claim:       0.125-zCDP" in out
+    assert "decided:     the empirical curve at the verdict's confidence 0.999999 refutes 0.125-zCDP" in out
+    assert re.search(r"reproduce:   dpaudit audit .*test_mech.py:gaussian --rho 0.125 --neighbours add-remove ", out)
+    assert "dpaudit could not audit gaussian: claim='0.5-zCDP' must be PureDP" in out
