@@ -27,6 +27,15 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def check_flag(name: str, value: Any) -> bool:
+    """A yes/no option: ``True`` / ``False`` (numpy's booleans and the integers 0 and 1 too)."""
+    if isinstance(value, bool) or (type(value).__name__ in ("bool", "bool_") and type(value).__module__ == "numpy"):
+        return bool(value)
+    if isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    raise InvalidArgument(f"{name}={short_repr(value)} must be True or False")
+
+
 def check_real(name: str, value: Any) -> float:
     """Return ``float(value)`` if it is a real number (not a bool), else raise."""
     if not _is_real(value):

@@ -66,6 +66,7 @@ import numpy as np
 from .._paths import check_output_file
 from .._validation import (
     check_nonnegative_finite,
+    check_flag,
     check_nonnegative_int,
     check_one_of,
     check_positive_int,
@@ -315,6 +316,8 @@ def audit(
         delta = check_unit_interval("delta", delta)
     if claim is not None:  # the claim it states, at the point epsilon= / delta= name on a curve claim
         claim, epsilon, delta = stated_claim(claim, epsilon, delta), None, None
+    early_stopping, learned, curve = (check_flag(name, value) for name, value in
+                                      (("early_stopping", early_stopping), ("learned", learned), ("curve", curve)))
     n = DEFAULT_SAMPLES if samples is None else check_positive_int("samples", samples)
     if not MIN_SAMPLES <= n <= MAX_SAMPLES:
         raise InvalidArgument(f"samples={samples!r} must be at least {MIN_SAMPLES} and at most {MAX_SAMPLES:.0e}")

@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 
 from .._validation import (
+    check_flag,
     check_nonnegative_int,
     check_positive_finite,
     check_positive_int,
@@ -96,9 +96,8 @@ def check_options(
         raise InvalidArgument(f"skip_checks={skip_checks!r} must be a tuple of check names among {', '.join(CHECKS)}")
     if set(skip_checks) - set(CHECKS):
         raise InvalidArgument(f"skip_checks={tuple(skip_checks)!r} must name checks among {', '.join(CHECKS)}")
-    for name, flag in (("plots", plots), ("checks", checks)):
-        if not isinstance(flag, (bool, np.bool_)):
-            raise InvalidArgument(f"{name}={flag!r} must be True or False")
+    for name, flag in (("plots", plots), ("checks", checks), ("curve", others.get("curve", False))):
+        check_flag(name, flag)
     if progress is not None and not callable(progress):
         raise InvalidArgument(f"progress={progress!r} must be None or a function called with each stage's name")
     if env is not None and not isinstance(env, dict):
@@ -179,7 +178,7 @@ def build_report(
     # The user's arguments are checked before any work: a bad one is an error, not a report section.
     confidence = check_options(confidence=confidence, samples=samples, seed=seed, plots=plots, checks=checks,
                                skip_checks=skip_checks, plot_samples=plot_samples, proof_timeout=proof_timeout,
-                               progress=progress, env=env)
+                               progress=progress, env=env, curve=curve)
     if pair is not None:
         check_pair(pair)
     neighbours = parse_relation(neighbours) if neighbours is not None else None

@@ -211,3 +211,11 @@ def test_a_wide_output_searches_within_the_memory_cap(monkeypatch):
     narrow = dpaudit.Mechanism.from_callable(lambda q, n, rng: q + rng.laplace(0.0, 1.0, n),
                                              claim=dpaudit.PureDP(1.0), vectorised=True)
     assert audit(narrow, pair=(0.0, 1.0), samples=20_000, seed=1, executor="in-process").search_samples == 4_000
+
+
+@pytest.mark.parametrize("name", ["early_stopping", "learned", "curve"])
+def test_a_yes_no_option_that_is_not_one_is_named(name):
+    with pytest.raises(InvalidArgument, match=f"{name}=array"):
+        audit("rr", samples=200, seed=1, executor="in-process", **{name: np.array([1.0, 2.0])})
+    with pytest.raises(InvalidArgument, match="curve="):
+        dpaudit.report("rr", samples=200, seed=1, executor="in-process", plots=False, curve=np.array([1.0, 2.0]))
