@@ -45,9 +45,9 @@ ln(1 + 2^-ceil(ln(2/eps)))-DP (Balcer & Vadhan 2018, Thm. 4.7: 0.1178 at eps = 0
 the RAPPOR rows, which claim the exact epsilon of the audited pair (:func:`rappor_pair_epsilon`).
 A private row flagged ``violation`` by an algorithmic event is a false alarm, printed with ``!!``.
 
-The peers' own budget (2 x 10^8 per side) is priced by the column "2e8 est.": the wall time of the
-largest-N ``on`` audit scaled linearly to 2 x 10^8 verification samples per side (an extrapolation,
-not a run).
+The peers' own budget (2 x 10^8 per side) is priced by the column "2e8 est.": the wall time of an
+``on`` audit at 2 x 10^8 verification samples per side, extrapolated from the measured ones
+(:func:`peer_budget_seconds`; an extrapolation, not a run); "(fits)" marks a row under 10 minutes.
 
 Every audit (a "cell": row, pair, column, N, seed) is stored in ``benchmarks/results/dp_sniper_suite/``
 as it finishes; a rerun reuses the stored cells and measures only the missing ones (``--rerun``
@@ -485,14 +485,13 @@ def false_alarm(row: Row, record: dict[str, Any]) -> bool:
 
 
 def planned(rows: list[Row], sizes: list[int], seed: int) -> list[Cell]:
-    """``on`` (both pairs) at every N, ``off`` and ``float`` at the smallest N; N ascending, rows in order."""
+    """``on`` (both pairs) at every N, ``off`` and ``float`` at the smallest N; N ascending, and at each N
+    DP-Sniper's pairs of every row before StatDP's (a run cut short has the first comparison complete)."""
     cells = []
     for n in sizes:
-        for row in rows:
-            columns = ("on", "off", "float") if n == sizes[0] else ("on",)
-            cells += [Cell(row.name, "dp-sniper", column, n, seed) for column in columns]
-            if "statdp" in row.pairs():
-                cells.append(Cell(row.name, "statdp", "on", n, seed))
+        columns = ("on", "off", "float") if n == sizes[0] else ("on",)
+        cells += [Cell(row.name, "dp-sniper", column, n, seed) for row in rows for column in columns]
+        cells += [Cell(row.name, "statdp", "on", n, seed) for row in rows if "statdp" in row.pairs()]
     return cells
 
 
@@ -529,46 +528,82 @@ def _ratio(numerator: float | None, denominator: float | None) -> str:
     return f"{numerator / denominator:.2f}"
 
 
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+
+
 def _power(n: int) -> str:
     exponent = math.log10(n)
     return f"10^{exponent:.0f}" if exponent.is_integer() else f"{n:.0e}"
 
 
+def peer_budget_seconds(seconds: dict[int, float]) -> float | None:
+    """The wall time of an ``on`` audit at the peers' 2 x 10^8 per side, extrapolated: the line t = a + b N
+    through the smallest and largest N measured (a: the search stage and set-up, b: verification), or
+    t(N) 2 x 10^8 / N from one N (an overestimate: the search stage does not grow with N)."""
+    if not seconds:
+        return None
+    small, large = min(seconds), max(seconds)
+    if small == large:
+        return seconds[large] * PEER_SAMPLES / large
+    slope = max((seconds[large] - seconds[small]) / (large - small), 0.0)
+    return seconds[small] + slope * (PEER_SAMPLES - small)
+
+
 def table(rows: list[Row], sizes: list[int], seed: int) -> tuple[list[str], list[dict[str, Any]]]:
-    """The markdown table from the stored cells ("—": not measured) and the rows' records for the JSON."""
-    small, large = sizes[0], sizes[-1]
+    """The markdown table from the stored cells ("—": not measured) and the rows' records for the JSON.
+
+    A block of columns per N below the peers' budget (dpaudit at DP-Sniper's pair, DPS@N, the ratio, dpaudit
+    at StatDP's pair, StatDP@N, the ratio), the ratios of the largest such N to the published figures, the
+    float column, and the peers' budget: measured when 2 x 10^8 is in ``sizes``, else extrapolated."""
+    below = [n for n in sizes if n < PEER_SAMPLES]
+    small, large, peer = below[0], below[-1], PEER_SAMPLES in sizes
     header = ["mechanism", "private", "claim", "DP-Sniper", "StatDP", f"off {_power(small)}"]
-    for n in sizes:
+    for n in below:
         header += [f"on {_power(n)}", f"DPS@{_power(n)}", f"/DPS@{_power(n)}", f"at StatDP pair {_power(n)}",
                    f"StatDP@{_power(n)}", f"/StatDP@{_power(n)}"]
     header += [f"on {_power(large)} / DP-Sniper", f"at StatDP pair {_power(large)} / StatDP",
-               f"float {_power(small)}: implementation / algorithmic", "2e8 est.", f"event (on, {_power(large)})"]
+               f"float {_power(small)}: implementation / algorithmic"]
+    header += (["on 2x10^8", "/DP-Sniper", "at StatDP pair 2x10^8", "/StatDP", "time at 2x10^8"] if peer
+               else ["time at 2x10^8 (est.)"])
+    header += [f"event (on, {_power(large)})"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     records = []
     for row in rows:
         cells = {(c.pair, c.column, c.samples): c.stored() for c in planned([row], sizes, seed)}
         get = lambda pair, column, n: (cells.get((pair, column, n)) or {}).get("bound")  # noqa: E731
         statdp_pair = "statdp" if "statdp" in row.pairs() else "dp-sniper"
-        claim = ROW_BY_NAME[row.name].claim(row.pair)
+        claim = row.claim(row.pair)
         flagged = [k for k, record in cells.items() if record and false_alarm(row, record)]
         line = [row.name + (" **FLAGGED**" if flagged else ""), "yes" if row.private else "no", f"{claim:.4f}",
                 _number(row.dp_sniper), _number(row.statdp.eps_lcb if row.statdp else None),
                 _number(get("dp-sniper", "off", small))]
-        for n in sizes:
+        for n in below:
             dps_n = peer_at(*row.dp_sniper_event, n)
             statdp_n = peer_at(row.statdp.p1, row.statdp.p2, n) if row.statdp else None
             on, at_statdp = get("dp-sniper", "on", n), get(statdp_pair, "on", n) if row.statdp else None
             line += [_number(on), _number(dps_n), _ratio(on, dps_n), _number(at_statdp), _number(statdp_n),
                      _ratio(at_statdp, statdp_n)]
         floating = cells.get(("dp-sniper", "float", small))
-        on_large = cells.get(("dp-sniper", "on", large))
-        estimate = on_large["seconds"] * PEER_SAMPLES / large if on_large else None
         line += [_ratio(get("dp-sniper", "on", large), row.dp_sniper),
                  _ratio(get(statdp_pair, "on", large), row.statdp.eps_lcb) if row.statdp else "—",
                  (f"{_number(floating['bound'])} / {_number(floating['algorithmic_bound'])}"
-                  f" ({floating['verdict']})" if floating else "—"),
-                 "—" if estimate is None else f"{estimate / 60:.0f} min" + (" (fits)" if estimate <= TEN_MINUTES else ""),
-                 (f"[{on_large['family']}] {str(on_large['event'])[:60]}" if on_large else "—").replace("|", "/")]
+                  f" ({floating['verdict']})" if floating else "—")]
+        at_peer = cells.get(("dp-sniper", "on", PEER_SAMPLES))
+        if peer:
+            bound, at_statdp = get("dp-sniper", "on", PEER_SAMPLES), get(statdp_pair, "on", PEER_SAMPLES)
+            line += [_number(bound), _ratio(bound, row.dp_sniper), _number(at_statdp) if row.statdp else "—",
+                     _ratio(at_statdp, row.statdp.eps_lcb) if row.statdp else "—"]
+        if at_peer:
+            line.append(_duration(at_peer["seconds"]) + (" (fits)" if at_peer["seconds"] <= TEN_MINUTES else ""))
+        else:
+            estimate = peer_budget_seconds({n: cells[("dp-sniper", "on", n)]["seconds"] for n in below
+                                            if cells.get(("dp-sniper", "on", n))})
+            line.append(("est. " if estimate is not None else "") + _duration(estimate))
+        on_large = cells.get(("dp-sniper", "on", large))
+        line.append((f"[{on_large['family']}] {str(on_large['event'])[:60]}" if on_large else "—").replace("|", "/"))
         lines.append("| " + " | ".join(line) + " |")
         records.append({"mechanism": row.name, "private": row.private, "claim": claim, "pairs": row.pairs(),
                         "dp_sniper": row.dp_sniper, "dp_sniper_event": row.dp_sniper_event,
@@ -583,7 +618,8 @@ def table(rows: list[Row], sizes: list[int], seed: int) -> tuple[list[str], list
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", default="1000000",
-                        help="comma-separated verification samples per side, e.g. 1000000,10000000")
+                        help="comma-separated verification samples per side, e.g. 1000000,10000000 "
+                             f"(add {PEER_SAMPLES} for the peers' budget)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", default="", help="comma-separated row names (default: all)")
     parser.add_argument("--jobs", type=int, default=1, help="cells measured in parallel processes")
@@ -598,8 +634,9 @@ def main() -> None:
     unknown = wanted - set(ROW_BY_NAME)
     if unknown:
         parser.error(f"--only: unknown rows {', '.join(sorted(unknown))} (rows: {', '.join(ROW_BY_NAME)})")
-    if not sizes or args.jobs < 1:
-        parser.error("--samples needs at least one size and --jobs at least 1")
+    if not sizes or sizes[0] >= PEER_SAMPLES or args.jobs < 1:
+        parser.error(f"--samples needs a size below {PEER_SAMPLES} (the peers' budget is a column beside it) "
+                     "and --jobs at least 1")
     rows = [row for row in ROWS if not wanted or row.name in wanted]
     started = time.perf_counter()
     if not args.report:
