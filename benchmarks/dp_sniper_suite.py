@@ -68,10 +68,12 @@ import math
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -251,7 +253,8 @@ def bloom_filter(value: int) -> frozenset[int]:
     try:
         import mmh3
     except ImportError:
-        raise SystemExit("RAPPOR rows need MurmurHash3: pip install 'dpaudit[benchmarks]' (or pip install mmh3)") from None
+        raise SystemExit("RAPPOR rows need MurmurHash3: pip install 'dpaudit[benchmarks]' (or pip install mmh3)") \
+            from None
     return frozenset(mmh3.hash(str(value), seed=i) % RAPPOR_BITS for i in range(RAPPOR_HASHES))
 
 
@@ -501,7 +504,8 @@ def run_cells(cells: list[Cell], jobs: int) -> None:
     def report(cell: Cell, record: dict[str, Any]) -> None:
         alarm = "  !! CORRECT MECHANISM FLAGGED" if false_alarm(ROW_BY_NAME[cell.row], record) else ""
         print(f"  {cell.row:<18} {cell.pair:<9} {cell.column:<5} N={cell.samples:.0e}: {record['bound']:.4f} "
-              f"({record['verdict']}, {record['seconds']:.0f} s) [{record['family']}] {str(record['event'])[:60]}{alarm}",
+              f"({record['verdict']}, {record['seconds']:.0f} s) [{record['family']}] "
+              f"{str(record['event'])[:60]}{alarm}",
               flush=True)
 
     if jobs == 1:
@@ -527,6 +531,10 @@ def _ratio(numerator: float | None, denominator: float | None) -> str:
     if denominator <= 0:
         return "inf" if numerator > 0 else "—"
     return f"{numerator / denominator:.2f}"
+
+
+def _bound(cells: dict[tuple[str, str, int], dict[str, Any] | None], pair: str, column: str, n: int) -> float | None:
+    return (cells.get((pair, column, n)) or {}).get("bound")
 
 
 def _duration(seconds: float | None) -> str:
@@ -574,7 +582,7 @@ def table(rows: list[Row], sizes: list[int], seed: int) -> tuple[list[str], list
     records = []
     for row in rows:
         cells = {(c.pair, c.column, c.samples): c.stored() for c in planned([row], sizes, seed)}
-        get = lambda pair, column, n: (cells.get((pair, column, n)) or {}).get("bound")  # noqa: E731
+        get = partial(_bound, cells)
         statdp_pair = "statdp" if "statdp" in row.pairs() else "dp-sniper"
         claim = row.claim(row.pair)
         flagged = [k for k, record in cells.items() if record and false_alarm(row, record)]
@@ -610,7 +618,8 @@ def table(rows: list[Row], sizes: list[int], seed: int) -> tuple[list[str], list
                         "dp_sniper": row.dp_sniper, "dp_sniper_event": row.dp_sniper_event,
                         "statdp": row.statdp.__dict__ if row.statdp else None, "note": row.note,
                         "dp_sniper_at": {n: peer_at(*row.dp_sniper_event, n) for n in sizes},
-                        "statdp_at": {n: peer_at(row.statdp.p1, row.statdp.p2, n) for n in sizes} if row.statdp else None,
+                        "statdp_at": ({n: peer_at(row.statdp.p1, row.statdp.p2, n) for n in sizes}
+                                      if row.statdp else None),
                         "false_alarms": [list(k) for k in flagged],
                         "cells": {f"{pair}/{column}/{n}": record for (pair, column, n), record in cells.items()}})
     return lines, records

@@ -34,7 +34,8 @@ def test_published_figures_come_back_from_their_probabilities_at_the_peers_budge
     # written to 4 decimals (5e-5); DP-Sniper's p1, p2 to 6 decimals, i.e. relative 5e-5 at p ~ 0.01,
     # moving ln(p1/p2) by at most 1e-4 (total 1.5e-4); StatDP's p1, p2 are written in full (5e-5).
     for row in suite.ROWS:
-        assert suite.peer_at(*row.dp_sniper_event, suite.PEER_SAMPLES) == pytest.approx(row.dp_sniper, abs=1.5e-4), row.name
+        at_budget = suite.peer_at(*row.dp_sniper_event, suite.PEER_SAMPLES)
+        assert at_budget == pytest.approx(row.dp_sniper, abs=1.5e-4), row.name
         if row.statdp is not None:
             assert suite.peer_at(row.statdp.p1, row.statdp.p2, suite.PEER_SAMPLES) == pytest.approx(
                 row.statdp.eps_lcb, abs=5e-5), row.name
@@ -73,7 +74,8 @@ def test_truncated_geometric_sampler_follows_geo_sample_pmf():
         counts = np.bincount(sample((float(count),), n, rng).astype(int), minlength=6)
         assert _frequencies_match(counts, _geo_sample_pmf(count), n, 36), count
     # Power: the pmf of the neighbouring count is rejected (ratios up to 9/8 at 2 x 10^5 draws).
-    assert not _frequencies_match(np.bincount(sample((2.0,), n, rng).astype(int), minlength=6), _geo_sample_pmf(1), n, 6)
+    counts = np.bincount(sample((2.0,), n, rng).astype(int), minlength=6)
+    assert not _frequencies_match(counts, _geo_sample_pmf(1), n, 6)
 
 
 def test_rappor_pair_epsilon_is_the_largest_log_likelihood_ratio_over_all_outputs():
