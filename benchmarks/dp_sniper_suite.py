@@ -23,7 +23,7 @@ with their source lines in DP-Sniper's artefact, ``eval_sp2021/reference-results
 
 dpaudit's audit: ``dpaudit.audit`` as it is, the pair given, ``early_stopping=False`` (the whole budget
 spent: the bound's size, not only the verdict), confidence 0.90 as the peers, N verification samples
-per side plus the search stage's N/2 (at most 5 x 10^5).  Columns:
+per side plus the search stage (``search_budget(N)``: N/2, up to 2 x 10^6).  Columns:
 
 * ``off`` / ``on``: ``checks=None`` (the float-lattice checks off: only the algorithm is measured, not
   the doubles), the learned family (:mod:`dpaudit.auditor.events.learned`) off / on, on DP-Sniper's
