@@ -389,7 +389,7 @@ def check_claim(name: str, value: Any) -> Claim:
     """``value`` if it is a claim object (one of the seven kinds above), else InvalidArgument naming ``name``."""
     if not isinstance(value, tuple(_KINDS.values())):
         raise InvalidArgument(f"{name}={value!r} must be PureDP, ApproxDP, ProbabilisticDP, ZeroConcentratedDP, RenyiDP, "
-                              "GaussianDP or PrivacyCurve")
+                              "GaussianDP or PrivacyCurve, e.g. dpaudit.ZeroConcentratedDP(0.5)")
     return value
 
 

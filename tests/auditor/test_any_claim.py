@@ -128,7 +128,7 @@ def test_the_claim_audited_survives_json():
     ({"claim": ApproxDP(1.0, 1e-5), "delta": 1e-6}, r"^claim=\(1, 1e-05\)-DP states .* delta=1e-06 would restate"),
     ({"claim": ZeroConcentratedDP(RHO), "epsilon": 1.0, "delta": 1e-5},
      r"^claim=0.5-zCDP with epsilon=1.0 and delta=1e-05: give one of them"),
-    ({"claim": "0.5-zCDP"}, r"^claim='0.5-zCDP' must be PureDP, ApproxDP, .* or PrivacyCurve$"),
+    ({"claim": "0.5-zCDP"}, r"^claim='0.5-zCDP' must be PureDP, ApproxDP, .* or PrivacyCurve, e.g. dpaudit.ZeroConcentratedDP\(0.5\)$"),
     ({"claim": {"kind": "zcdp", "rho": 0.5}}, r"^claim=\{'kind': 'zcdp', 'rho': 0.5\} must be PureDP"),
     ({"claim": ZeroConcentratedDP(RHO), "delta": 0.0}, r"^delta=0.0 must lie in \(0, 1\)"),
     ({"claim": PrivacyCurve((1.0,), (0.1,)), "delta": 1e-3}, r"implies no finite epsilon at delta=0.001"),
