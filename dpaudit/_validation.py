@@ -27,13 +27,16 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def is_flag(value: Any) -> bool:
+    """Whether ``value`` is a yes/no value: ``True`` / ``False``, numpy's booleans included."""
+    return isinstance(value, bool) or (type(value).__name__ in ("bool", "bool_") and type(value).__module__ == "numpy")
+
+
 def check_flag(name: str, value: Any) -> bool:
-    """A yes/no option: ``True`` / ``False`` (numpy's booleans and the integers 0 and 1 too)."""
-    if isinstance(value, bool) or (type(value).__name__ in ("bool", "bool_") and type(value).__module__ == "numpy"):
-        return bool(value)
-    if isinstance(value, numbers.Integral) and value in (0, 1):
-        return bool(value)
-    raise InvalidArgument(f"{name}={short_repr(value)} must be True or False")
+    """A yes/no option (:func:`is_flag`) as a bool, else InvalidArgument naming ``name``."""
+    if not is_flag(value):
+        raise InvalidArgument(f"{name}={short_repr(value)} must be True or False")
+    return bool(value)
 
 
 def check_real(name: str, value: Any) -> float:

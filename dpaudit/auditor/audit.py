@@ -72,6 +72,7 @@ from .._validation import (
     check_positive_int,
     check_probability_open,
     check_unit_interval,
+    is_flag,
 )
 from ..claims import Claim
 from ..errors import InvalidArgument, MechanismError
@@ -316,8 +317,6 @@ def audit(
         delta = check_unit_interval("delta", delta)
     if claim is not None:  # the claim it states, at the point epsilon= / delta= name on a curve claim
         claim, epsilon, delta = stated_claim(claim, epsilon, delta), None, None
-    early_stopping, learned, curve = (check_flag(name, value) for name, value in
-                                      (("early_stopping", early_stopping), ("learned", learned), ("curve", curve)))
     n = DEFAULT_SAMPLES if samples is None else check_positive_int("samples", samples)
     if not MIN_SAMPLES <= n <= MAX_SAMPLES:
         raise InvalidArgument(f"samples={samples!r} must be at least {MIN_SAMPLES} and at most {MAX_SAMPLES:.0e}")
@@ -330,15 +329,11 @@ def audit(
         raise InvalidArgument(f"candidates={candidates!r} must be at most {SEARCH_EVENTS} (the events the search scores)")
     if workers is not None:
         check_positive_int("workers", workers)
-    if not isinstance(early_stopping, (bool, np.bool_)):
-        raise InvalidArgument(f"early_stopping={early_stopping!r} must be True or False")
+    early_stopping = check_flag("early_stopping", early_stopping)
     if randomness is not None:
         check_one_of("randomness", randomness, RANDOMNESS)
-    if not isinstance(learned, (bool, np.bool_)):
-        raise InvalidArgument(f"learned={learned!r} must be True or False")
-    if not isinstance(curve, (bool, np.bool_)):
-        raise InvalidArgument(f"curve={curve!r} must be True or False")
-    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+    learned, curve = check_flag("learned", learned), check_flag("curve", curve)
+    if progress is not None and not is_flag(progress):
         raise InvalidArgument(f"progress={progress!r} must be True, False or None (a bar when stderr is a terminal)")
     checks = check_names(checks)
     explicit = set(checks) != set(DEFAULT_CHECKS)  # side channels named beyond the default: say where they are not seen

@@ -36,7 +36,7 @@ import math
 import time
 from typing import Any
 
-from .._validation import check_positive_finite
+from .._validation import check_flag, check_positive_finite
 from ..claims import CURVE_KINDS, ApproxDP, Claim, PrivacyCurve, check_claim, claim_from_dict
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
@@ -234,8 +234,7 @@ def prove(
             time_budget = check_positive_finite("time_budget", time_budget)
         except InvalidArgument:
             raise InvalidArgument(f"time_budget={time_budget!r} must be a positive finite number of seconds or None") from None
-    if not isinstance(numeric, bool) and type(numeric).__name__ != "bool_":
-        raise InvalidArgument(f"numeric={numeric!r} must be True or False")
+    check_flag("numeric", numeric)
     if isinstance(mechanism, str):
         from ..mechanisms.targets import resolve
 
