@@ -423,8 +423,9 @@ def audit(
     certified, empirical = None, None
     try:
         draws = _draws(mechanism, ref, runner, seed, pairs[0][0], store, bar, relation, pair, data)
-        if search_samples is None and search_budget(n, draws.width) != n_search:  # wide rows: a smaller search
-            n_search = search_budget(n, draws.width)
+        fitted = search_budget(n, draws.width) if search_samples is None else n_search
+        if fitted != n_search:  # wide rows: a smaller search
+            n_search = fitted
             bar.retotal((4 if probabilistic else 2) * (n_search + n) + (2 * (n_search + n) if curve else 0))
         # Which events speak of the implementation only (the probe fixed the output's columns).
         implementation = implementation_only(side_channel_reader(draws.coding, channels))

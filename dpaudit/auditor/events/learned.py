@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from .family import Scored, Scorer, SearchContext
-from .standard import _best, _cuts, _Sorted, code_values
+from .standard import _best, _cuts, _finite, _Sorted, code_values
 
 __all__ = [
     "LearnedScore",
@@ -74,10 +74,6 @@ SCORE_CHUNK = 65_536
 SPECIAL_ROWS = 20_000
 MAX_COORDINATE_FEATURES = 64
 ORDER_STATISTICS = 16
-
-
-def _finite(rows: np.ndarray) -> np.ndarray:
-    return np.nan_to_num(np.asarray(rows, dtype=float), nan=0.0, posinf=0.0, neginf=0.0)
 
 
 @dataclass(frozen=True)

@@ -266,49 +266,53 @@ CODE_SHARE = 0.01
 MAX_CODES = 4
 
 
+def _finite(rows: np.ndarray) -> np.ndarray:
+    """``rows`` as floats with NaN and infinities read as 0."""
+    return np.nan_to_num(np.asarray(rows, dtype=float), nan=0.0, posinf=0.0, neginf=0.0)
+
+
 def code_values(rows: np.ndarray) -> tuple[float, ...]:
     """The values that recur as codes in vector outputs, ascending: each makes up at least
     ``CODE_SHARE`` of all entries (and at least two), the ``MAX_CODES`` most frequent (sparse vector's
     "below" / "aborted" codes, 0/1 answers; DP-Sniper's ``FlagsFeatureTransformer`` reads them the
     same way)."""
-    finite = np.nan_to_num(np.asarray(rows, dtype=float), nan=0.0, posinf=0.0, neginf=0.0)
+    finite = _finite(rows)
     values, counts = np.unique(finite, return_counts=True)
     common = np.argsort(-counts, kind="stable")[:MAX_CODES]
     return tuple(sorted(float(values[i]) for i in common if counts[i] >= max(2.0, CODE_SHARE * finite.size)))
 
 
-def _first_answer_features(rows_a: np.ndarray, rows_b: np.ndarray) -> list[tuple[Feature, Feature]]:
-    """The (index, value) features of the first answer: the first non-zero coordinate, and the first
-    coordinate that is not a code (:func:`code_values`) where that differs on these rows -- outputs
-    whose "below" is a code other than 0 (DP-Sniper's -1000 for sparse vector Alg. 3)."""
-    found = [(FIRST, FIRST_VALUE)]
+def _first_answer_thresholds(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, keep: int = 1) -> list[Scored]:
+    """Events "first answer in [i, j] and its value <= t" (and "> t").
+
+    The first answer is the first non-zero coordinate and, where that reads differently on these
+    rows, also the first coordinate that is not a code (:func:`code_values`): outputs whose "below" is
+    a code other than 0 (DP-Sniper's -1000 for sparse vector Alg. 3).  The ranges are single indices i
+    and the tails [i, width - 1] (an answer at query i or later); the cuts t are ``CONJUNCTION_CUTS``
+    quantiles of the values in the range and a geometric grid in its tails
+    (:meth:`_Sorted.tail_quantiles`).  Counts are out of all samples of a side, so the bound scores
+    the event itself, not a conditional probability.
+    """
+    plain = (FIRST.values(rows_a), FIRST.values(rows_b))
+    found = _first_answer_conjunctions(rows_a, rows_b, score, keep, FIRST, FIRST_VALUE, plain)
     codes = code_values(np.r_[rows_a[:CODE_ROWS], rows_b[:CODE_ROWS]])
     if codes:
-        coded = Feature("first-nonzero", codes=codes)
-        if any(not np.array_equal(coded.values(rows), FIRST.values(rows)) for rows in (rows_a, rows_b)):
-            found.append((coded, Feature("first-nonzero-value", codes=codes)))
-    return found
-
-
-def _first_answer_thresholds(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, keep: int = 1) -> list[Scored]:
-    """Events "first answer in [i, j] and its value <= t" (and "> t") for each reading of the first
-    answer (:func:`_first_answer_features`).
-
-    The ranges are single indices i and the tails [i, width - 1] (an answer at query i or later); the
-    cuts t are the distinct values in the range, thinned as for thresholds.  Counts are out of all
-    samples of a side, so the bound scores the event itself, not a conditional probability.
-    """
-    found = []
-    for first, first_value in _first_answer_features(rows_a, rows_b):
-        found += _first_answer_conjunctions(rows_a, rows_b, score, keep, first, first_value)
+        first = Feature("first-nonzero", codes=codes)
+        coded = (first.values(rows_a), first.values(rows_b))
+        if any(not np.array_equal(c, p) for c, p in zip(coded, plain)):
+            found += _first_answer_conjunctions(rows_a, rows_b, score, keep, first,
+                                                Feature("first-nonzero-value", codes=codes), coded)
     return found
 
 
 def _first_answer_conjunctions(
-    rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, keep: int, first: Feature, first_value: Feature
+    rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, keep: int, first: Feature, first_value: Feature,
+    indices: tuple[np.ndarray, np.ndarray],
 ) -> list[Scored]:
+    """The conjunctions of :func:`_first_answer_thresholds` for one reading of the first answer
+    (``indices``: ``first``'s values on each side)."""
     na, nb, width = rows_a.shape[0], rows_b.shape[0], rows_a.shape[1]
-    ia, ib = first.values(rows_a), first.values(rows_b)
+    ia, ib = indices
     va, vb = first_value.values(rows_a), first_value.values(rows_b)
     answered = [int(i) for i in np.unique(np.r_[ia, ib]) if i < width]
     ranges = sorted({(i, i) for i in answered} | {(i, width - 1) for i in answered})
