@@ -58,36 +58,33 @@ from __future__ import annotations
 import math
 import os
 import time
-from dataclasses import replace
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from .._paths import check_output_file
-from .._validation import (
-    check_nonnegative_finite,
-    check_flag,
-    check_nonnegative_int,
-    check_one_of,
-    check_positive_int,
-    check_probability_open,
-    check_unit_interval,
-    is_flag,
-)
 from ..claims import Claim
 from ..errors import InvalidArgument, MechanismError
-from ..mechanisms.base import RANDOMNESS
-from ..mechanisms.targets import is_plain_callable, load_target, resolve, stated_claim
+from ..mechanisms.base import Mechanism
+from ..mechanisms.targets import is_plain_callable, load_target, resolve
 from . import bounds
-from .curve.claims import decide_curve_claim, is_curve_claim, working_point
-from .curve.stage import curve_stage
-from .events.family import Scored
-from .events.leaks.events import (
-    DEFAULT_CHECKS,
-    check_names,
-    leak_findings,
-    sensitivity_finding,
+from .config import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_SAMPLES,
+    DEFAULT_VERDICT_CONFIDENCE,
+    MAX_SAMPLES,
+    MIN_SAMPLES,
+    SEARCH_EVENTS,
+    AuditConfig,
 )
+from .confidence import PDP_SHARE, ConfidencePlan
+from .curve.claims import is_curve_claim, working_point
+from .curve.stage import curve_stage
+from .decision import REACH_FRACTION, Decision, Evidence, decide
+from .events.family import Scored
+from .events.leaks.events import leak_findings, sensitivity_finding
 from .events.sets import labelled
 from .events.side_channels import (
     observed,
@@ -97,35 +94,25 @@ from .events.side_channels import (
     with_side_channels,
 )
 from .pairs import START_HINT, candidate_pairs
-from .probabilistic import bad_set_test
+from .probabilistic import Certified, bad_set_test
 from .relation import RelationChoice, choose_relation
-from .result import AuditResult, Verdict, VerifiedEvent, from_plain, plain
+from .result import AuditResult, VerifiedEvent, from_plain, plain
 from .run.checkpoint import Checkpoint
 from .run.executors import InProcess, Threads, make_executor, ship
 from .run.progress import Progress
-from .run.sampling import Draws, fresh_seed
+from .run.sampling import Draws
 from .run.shipping import leave_if_rerun_by_worker
-from .scopes import bounds_by_scope, describe, implementation_only, with_both_scopes
-from .screening import outcome_from_record, search_record, search_stage
-from .sequential import schedule
+from .scopes import implementation_only, with_both_scopes
+from .screening import SearchOutcome, outcome_from_record, search_record, search_stage
 from .targeting import targeted_score
-from .verification import verify
+from .sequential import Schedule
+from .verification import Verification, verify
 
 __all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_VERDICT_CONFIDENCE", "MAX_SAMPLES", "MIN_SAMPLES",
-           "PDP_SHARE", "REACH_FRACTION", "audit", "search_budget"]
+           "PDP_SHARE", "REACH_FRACTION", "SEARCH_EVENTS", "audit", "run_audit", "search_budget"]
 
-DEFAULT_CONFIDENCE = 0.95
-DEFAULT_VERDICT_CONFIDENCE = 0.999
-DEFAULT_SAMPLES = 1_000_000
-MIN_SAMPLES = 100
-# Far beyond any audit that finishes (10^15 draws per side are months of sampling at 10^8 draws/s),
-# and below the largest Poisson mean numpy draws (~9.2e18), which sizes the verification batches.
-MAX_SAMPLES = 10**15
-REACH_FRACTION = 0.9
-SEARCH_EVENTS = 10_000
 SEARCH_ROWS = (500_000, 2_000_000)
 SEARCH_VALUES = 20_000_000
-PDP_SHARE = 0.5
 
 
 def search_budget(samples: int, width: int = 1) -> int:
@@ -146,33 +133,6 @@ def search_budget(samples: int, width: int = 1) -> int:
     low, high = SEARCH_ROWS
     cap = max(low, min(high, SEARCH_VALUES // max(1, width)))
     return min(max(samples // 2, min(samples, 20_000)), cap)
-
-
-def _adp_confidence(confidence: float, probabilistic: bool) -> float:
-    """The confidence the approximate-DP verification gets: all of it, or 1 - (1 - PDP_SHARE) alpha."""
-    return 1.0 - (1.0 - confidence) * (1.0 - PDP_SHARE) if probabilistic else confidence
-
-
-def _pick_method(method: str, delta: float) -> str:
-    check_one_of("method", method, bounds.METHODS)
-    if method == "auto":
-        return "joint" if delta == 0 else "union"
-    if method == "joint" and delta > 0:
-        raise InvalidArgument(f"method={method!r} bounds epsilon at delta = 0 only; the claim has delta={delta!r}")
-    return method
-
-
-def _distinct(found: list[Scored], count: int) -> list[Scored]:
-    chosen: list[Scored] = []
-    seen: set[tuple[str, bool]] = set()
-    for scored in found:
-        key = (repr(scored.event.as_dict()), scored.forward)
-        if key not in seen:
-            seen.add(key)
-            chosen.append(scored)
-        if len(chosen) == count:
-            break
-    return chosen
 
 
 def audit(
@@ -204,101 +164,8 @@ def audit(
 ) -> AuditResult:
     """Lower-bound, with confidence ``confidence``, the epsilon that ``target`` realises; decide at ``verdict_confidence``.
 
-    Parameters
-    ----------
-    target : Mechanism, str, callable or library object
-        A Mechanism, a catalogue name, ``package.module:attr``, ``file.py:attr``, a plain function
-        ``f(data, n, rng)`` (n runs, vectorised) or ``f(data, rng)`` (one run, batched), an OpenDP
-        ``Measurement`` (with ``d_in``) or a diffprivlib mechanism object (:mod:`dpaudit.adapters`).
-    claim : Claim, optional
-        The claim to audit, any kind: ``PureDP``, ``ApproxDP``, ``ProbabilisticDP``,
-        ``ZeroConcentratedDP``, ``RenyiDP``, ``GaussianDP`` or ``PrivacyCurve``.  It replaces the
-        mechanism's own (``AuditResult.claim`` is the claim audited); a plain callable may give it
-        instead of ``epsilon``.  A curve claim is decided on the whole empirical privacy curve, as a
-        mechanism's declared one is (:mod:`.curve.claims`).  With ``epsilon`` or ``delta`` (one of
-        them) a curve claim is audited at the point of its curve they name; a point claim states both
-        itself and is refused with either (:func:`dpaudit.mechanisms.targets.stated_claim`).
-    epsilon, delta : float, optional
-        The claim to audit; default the mechanism's own.  Required (epsilon, or ``claim``) for a plain
-        callable; ``delta`` defaults to 0 then.
-    pair : (a, b), optional
-        Neighbouring inputs; when absent they are searched (:mod:`dpaudit.auditor.pairs`).  For a
-        plain function the pair is the user's statement: it is audited as given, under the relation
-        its shapes state (sizes differing by one record: add/remove; one record changed: replace;
-        two numbers: query values at their distance), else recorded as "pair given, relation
-        unchecked" (:mod:`dpaudit.auditor.relation`).
-    neighbours : NeighbourRelation or str, optional
-        The relation to audit under: ``AddRemove()``, ``Replace()``, ``QueryDistance(...)``,
-        ``Local()`` or a name (``"add-remove"``, ``"replace"``, ``"local"``,
-        ``"query-distance:1:l1"``).  It replaces a Mechanism's own relation; a given pair must be
-        neighbouring under it.  ``AuditResult.neighbours`` records the relation used and its source.
-    data : optional
-        An example input the pair search starts from when no pair is given: a dataset (its
-        neighbours, and the relation's patterns on datasets of its size over its value range) or,
-        under query-value neighbours, the base query value.  A plain function given a dataset is
-        audited under add/remove unless ``neighbours`` says otherwise.
-    samples : int, optional
-        Verification samples per side (default ``DEFAULT_SAMPLES``); the search stage spends
-        :func:`search_budget` more per side.  With ``early_stopping`` an audit whose estimate lies
-        above the claim while its verdict-level bound does not extends to at most 4 x ``samples``
-        (:mod:`.sequential`).
-    search_samples : int, optional
-        Search-stage samples per side instead of :func:`search_budget`, at least ``MIN_SAMPLES``.
-    seed : int, optional
-        Seed of the ``SeedSequence`` behind every draw; drawn from OS entropy and recorded if absent.
-    confidence : float
-        Joint confidence of the reported estimates (``epsilon_lower_bound``, ``delta_lower_bound``),
-        in (0, 1).
-    verdict_confidence : float
-        The level the verdict is taken at, in (0, 1): a mechanism that keeps its claim comes back
-        ``violation`` with probability at most 1 - max(``confidence``, ``verdict_confidence``) (0.001
-        by default).  When ``confidence`` is stricter (the pytest plugin passes 1 - 1e-6), the verdict
-        is taken at ``confidence`` and the two bounds coincide.
-    method : {"auto", "joint", "union"}
-        The bound (:mod:`dpaudit.auditor.bounds`); ``"auto"`` takes ``"joint"`` at delta = 0 (the
-        tighter of the two, measured by ``benchmarks/tightness.py``) and ``"union"`` otherwise.
-    candidates : int
-        How many of the best search-stage events to verify (Bonferroni-corrected).
-    early_stopping : bool
-        Verify in growing batches, stop once the answer is certain and extend when it is not
-        (:mod:`.sequential`); with False, one look at the full budget.
-    executor : str or executor object
-        ``"auto"`` (threads for ``thread_safe`` mechanisms; else in process, moving to a process
-        pool when the remaining work is long), ``"in-process"``, ``"threads"``, ``"process-pool"``,
-        ``"dask-local"`` or ``"dask://HOST:PORT"``.
-        The result does not depend on it.
-    workers : int, optional
-        Threads, processes of the pool or of the local Dask cluster (default: every core).
-    checkpoint : str or os.PathLike, optional
-        File that keeps finished work; an interrupted audit rerun with the same file resumes.  Its
-        folder must exist and accept files (checked before any work).  If writing it fails during the
-        audit, the work is kept in a temporary file named in ``AuditResult.notes`` and ``run``.
-    progress : bool, optional
-        Show a progress bar on standard error (default: when it is a terminal).
-    checks : "default", "all", None or names
-        Implementation-leak checks (:mod:`.events.leaks.events`): ``"lattice"``, ``"float-support"`` and
-        ``"correlated-noise"`` (the default) add event families to the search stage;
-        ``"draw-count"`` (default) records the number of random draws of each run of a one-run
-        function beside its output, ``"wall-time"`` (not default: load makes it noisy) its wall time
-        (:mod:`.events.side_channels`), so events can read them;
-        ``"sensitivity"`` falsifies the declared sensitivity (deterministic, seconds; not default).
-        None or ``()`` turns them off.  Each finding lands in ``AuditResult.findings``.
-    d_in : number, optional
-        For an OpenDP ``Measurement`` only: the input distance at which its privacy map gives the
-        claim (and the neighbour relation; :mod:`dpaudit.adapters.opendp`).  Required for one.
-    randomness : {"generator", "random-state", "python-random", "own"}, optional
-        For a plain callable: what its randomness argument is (a ``numpy.random.Generator``, a
-        ``numpy.random.RandomState``, a ``random.Random``) or ``"own"`` when it takes none; read
-        from its signature when absent (:meth:`dpaudit.Mechanism.from_callable`).  With ``"own"``
-        the result says ``reproducible=False``.
-    learned : bool
-        On vector outputs, add the learned events of :mod:`.events.learned` to the search: a logistic
-        regression trained on a quarter of the search samples, its score thresholded on the rest.
-    curve : bool
-        Also bound the whole privacy curve delta(epsilon) of the verified pair from below, simultaneously
-        over the curve, with lower bounds on mu (Gaussian DP) and rho (zCDP) derived from it
-        (``AuditResult.curve``; :mod:`.curve.empirical`, :mod:`.curve.stage`): costs ``search_budget(N)`` + N more
-        outputs per side.
+    Every argument is described in :class:`AuditConfig` (one per field, with its default), which
+    checks them all before any work; :func:`run_audit` runs the stages on the configuration.
 
     Returns
     -------
@@ -307,207 +174,191 @@ def audit(
         delta: P[epsilon_true >= bound] >= ``confidence`` for every mechanism and every seed choice;
         ``verdict_epsilon_lower_bound`` is one at ``verdict_confidence``, which decides the verdict.
     """
+    return run_audit(AuditConfig.build(**locals()))
+
+
+def run_audit(config: AuditConfig) -> AuditResult:
+    """The audit's stages, top to bottom: inputs, search, probabilistic-DP test, verification, curve, decision."""
     leave_if_rerun_by_worker()
     started = time.perf_counter()
-    confidence = check_probability_open("confidence", confidence)
-    verdict_confidence = max(confidence, check_probability_open("verdict_confidence", verdict_confidence))
-    if epsilon is not None:
-        epsilon = check_nonnegative_finite("epsilon", epsilon)
-    if delta is not None:
-        delta = check_unit_interval("delta", delta)
-    if claim is not None:  # the claim it states, at the point epsilon= / delta= name on a curve claim
-        claim, epsilon, delta = stated_claim(claim, epsilon, delta), None, None
-    n = DEFAULT_SAMPLES if samples is None else check_positive_int("samples", samples)
-    if not MIN_SAMPLES <= n <= MAX_SAMPLES:
-        raise InvalidArgument(f"samples={samples!r} must be at least {MIN_SAMPLES} and at most {MAX_SAMPLES:.0e}")
-    n_search = search_budget(n) if search_samples is None else check_positive_int("search_samples", search_samples)
-    if not MIN_SAMPLES <= n_search <= MAX_SAMPLES:
-        raise InvalidArgument(
-            f"search_samples={search_samples!r} must be at least {MIN_SAMPLES} and at most {MAX_SAMPLES:.0e}")
-    candidates = check_positive_int("candidates", candidates)
-    if candidates > SEARCH_EVENTS:
-        raise InvalidArgument(f"candidates={candidates!r} must be at most {SEARCH_EVENTS} (the events the search scores)")
-    if workers is not None:
-        check_positive_int("workers", workers)
-    early_stopping = check_flag("early_stopping", early_stopping)
-    if randomness is not None:
-        check_one_of("randomness", randomness, RANDOMNESS)
-    learned, curve = check_flag("learned", learned), check_flag("curve", curve)
-    if progress is not None and not is_flag(progress):
-        raise InvalidArgument(f"progress={progress!r} must be True, False or None (a bar when stderr is a terminal)")
-    checks = check_names(checks)
-    explicit = set(checks) != set(DEFAULT_CHECKS)  # side channels named beyond the default: say where they are not seen
-    seed = fresh_seed() if seed is None else check_nonnegative_int("seed", seed)
-    if checkpoint is not None:
-        checkpoint = check_output_file("checkpoint", checkpoint)
-    loaded = load_target(target)
+    setup = prepare(config)
+    with _session(config, setup) as session:
+        draws = session.first_draw()
+        searched = search(config, setup, session, draws)
+        pair = setup.pairs[searched.outcome.pair_index]
+        certified = None
+        if setup.plan.probabilistic:
+            alphas, verdict_alphas = setup.plan.pdp_alphas()
+            certified, why = bad_set_test(draws, pair, session.n_search, config.samples, setup.claim, alphas,
+                                          verdict_alphas)
+            setup.notes.extend([why] if why else [])
+        looks = setup.plan.verification(pdp_ran=certified is not None)
+        checked = verify(draws, searched.chosen, pair, looks, method=setup.method, epsilon=setup.claim.epsilon,
+                         delta=float(setup.claim.delta), on_look=session.bar.bound)
+        empirical = None
+        if setup.curve:
+            empirical = curve_stage(draws, pair, config.samples, session.n_search, searched.chosen,
+                                    config.confidence, config.verdict_confidence)
+    findings = _findings(config, setup, searched, session, checked, draws, certified)
+    records = _records(checked, config.confidence)
+    reported = _reported(records, checked, setup.claim, pair, draws, certified)
+    reach = bounds.reach(setup.method, config.samples, setup.claim.epsilon, float(setup.claim.delta),
+                         ConfidencePlan.final_level(looks, len(records)))
+    evidence = Evidence(setup.claim, reported.bound, reported.verdict_bound, config.confidence,
+                        config.verdict_confidence, reach, config.samples, reported.event, findings, records,
+                        tuple(searched.implementation(m.scored) for m in checked.measured), config.checks,
+                        certified, reported.pdp)
+    decision = decide(evidence, setup.curve_claim, empirical)
+    result = _assemble(config, setup, session, draws, searched, looks, checked, reported, evidence, decision)
+    result = replace(result, elapsed_s=time.perf_counter() - started, curve=empirical)
+    return readable(result) if setup.channels else result
+
+
+@dataclass
+class Setup:
+    """What the audit works on, fixed before any draw.
+
+    ``mechanism`` is the resolved target with its side channels recorded (``as_given`` without them);
+    ``claim`` the (epsilon, delta) point the stages work at, ``curve_claim`` the curve claim it was
+    taken from (or None); ``notes`` collects the notes of every stage, in order.
+    """
+
+    mechanism: Mechanism
+    as_given: Mechanism
+    relation: RelationChoice
+    channels: tuple[str, ...]
+    claim: Claim
+    curve_claim: Claim | None
+    curve: bool
+    method: str
+    pairs: list[tuple[Any, Any]]
+    notes: list[str]
+    plan: ConfidencePlan
+
+
+def prepare(config: AuditConfig) -> Setup:
+    """The mechanism, its neighbour relation and side channels, the claim to work at and the candidate pairs."""
+    loaded = load_target(config.target)
     mechanism, relation = choose_relation(
-        resolve(loaded, claim=claim, epsilon=epsilon, delta=delta, randomness=randomness, d_in=d_in),
+        resolve(loaded, claim=config.claim, epsilon=config.epsilon, delta=config.delta,
+                randomness=config.randomness, d_in=config.d_in),
         is_plain_callable(loaded),
-        pair=pair, neighbours=neighbours, data=data,
+        pair=config.pair, neighbours=config.neighbours, data=config.data,
     )
-    channels, channel_notes = observed(mechanism, checks, explicit)
+    channels, channel_notes = observed(mechanism, config.checks, config.explicit_checks)
     as_given, mechanism = mechanism, with_side_channels(mechanism, channels) if channels else mechanism
     curve_claim = mechanism.claim if is_curve_claim(mechanism.claim) else None
-    if curve_claim is not None:  # decided on its whole curve (:mod:`.curve.claims`); the stages work at one point
-        mechanism, curve = replace(mechanism, claim=working_point(curve_claim)), True
+    if curve_claim is not None:  # decided on its whole curve (:mod:`.decision`); the stages work at one point
+        mechanism = replace(mechanism, claim=working_point(curve_claim))
     claim = mechanism.claim
-    claim_delta = float(claim.delta)
-    chosen_method = _pick_method(method, claim_delta)
-    pairs, notes = candidate_pairs(mechanism, pair, data=data, check=relation.relation is not None)
+    method = _pick_method(config.method, float(claim.delta))
+    pairs, notes = candidate_pairs(mechanism, config.pair, data=config.data, check=relation.relation is not None)
     notes += channel_notes
     probabilistic = claim.kind == "probabilistic"
     if probabilistic:
         notes.append("probabilistic DP audited as approximate DP (P-DP implies A-DP) and by the bad-set test")
-    # The search maximises a bound that holds simultaneously over the events it scores
-    # (Bonferroni over SEARCH_EVENTS): with the verification level instead, the maximum over
-    # thousands of noisy small-mass events is biased upwards (winner's curse) and picks tails.
-    search_level = bounds.bonferroni_confidence(confidence, SEARCH_EVENTS)
+    plan = ConfidencePlan(config.confidence, config.verdict_confidence, config.samples, config.candidates,
+                          config.early_stopping, probabilistic)
+    return Setup(mechanism, as_given, relation, channels, claim, curve_claim, config.curve or curve_claim is not None,
+                 method, pairs, notes, plan)
 
-    def strict_score(ka, na, kb, nb):
-        return bounds.epsilon_lower_bound(chosen_method, ka, na, kb, nb, search_level, claim_delta)
 
-    # The held-out re-scoring of the pair screening (:mod:`.screening`) ranks a shortlist by the
-    # bound that decides the verdict -- at the verification's size and the verdict's level, the last
-    # look's alpha' over the candidates -- given the held-out estimates p^ = k / n: the expected
-    # verified bound, counts n_v p^ at n_v = N.  (At the estimate's level it prefers smaller-mass
-    # events, whose verdict-level bound is lower: svt-lyu-4 at 10^6, seed 102, passed that way with
-    # 0.0915 at the verdict's level; this way seeds 100..107 are all flagged, benchmarks/README.md.)
-    planned = schedule(n, _adp_confidence(verdict_confidence, probabilistic), bool(early_stopping))
-    verification_alpha = planned.alphas[planned.planned - 1]
-    verification_level = 1.0 - verification_alpha / candidates
+def _pick_method(method: str, delta: float) -> str:
+    """``"auto"`` is ``"joint"`` at delta = 0 and ``"union"`` otherwise; ``"joint"`` is refused at delta > 0."""
+    if method == "auto":
+        return "joint" if delta == 0 else "union"
+    if method == "joint" and delta > 0:
+        raise InvalidArgument(f"method={method!r} bounds epsilon at delta = 0 only; the claim has delta={delta!r}")
+    return method
 
-    def rescore(ka, na, kb, nb):
-        expected_a, expected_b = np.asarray(ka, dtype=float) * (n / na), np.asarray(kb, dtype=float) * (n / nb)
-        return bounds.epsilon_lower_bound(chosen_method, expected_a, n, expected_b, n, verification_level, claim_delta)
 
-    # At delta > 0 the event is chosen for the bound the verification will give at the claimed delta
-    # (:mod:`.targeting`): the strict score prefers events of too much mass for N.
-    estimate_plan = schedule(n, _adp_confidence(confidence, probabilistic), bool(early_stopping))
-    estimate_level = 1.0 - estimate_plan.alphas[estimate_plan.planned - 1] / candidates
-    score = targeted_score(n, estimate_level, claim_delta) if claim_delta > 0 else strict_score
+@dataclass
+class _Session:
+    """Where the draws run and what keeps them: the executor, the checkpoint file and the progress bar."""
 
-    store = None
-    if checkpoint is not None:
-        fingerprint = {
-            "mechanism": mechanism.name,
-            "description": mechanism.description,
-            "neighbours": relation.as_dict(),
-            "claim": claim.as_dict(),
-            "pair": plain(pair) if pair is not None else None,
-            "data": plain(data) if data is not None else None,
-            "seed": seed,
-            "samples": n,
-            "search_samples": n_search,
-            "confidence": confidence,
-            "verdict_confidence": verdict_confidence,
-            "method": chosen_method,
-            "candidates": candidates,
-            "early_stopping": bool(early_stopping),
-            "checks": list(checks),
-            "learned": bool(learned),
-        }
-        if mechanism.randomness != "generator":  # how the function is called decides what its outputs are
-            fingerprint["randomness"] = mechanism.randomness
-        if curve:
-            fingerprint["curve"] = True
-        store = Checkpoint(checkpoint, fingerprint)
+    config: AuditConfig
+    setup: Setup
+    runner: Any
+    ref: Any
+    ship_note: str | None
+    store: Checkpoint | None
+    bar: Progress
+    n_search: int
 
-    runner = make_executor(executor, workers)
-    owned = runner is not executor
-    ref, ship_note = (None, None) if isinstance(runner, (InProcess, Threads)) else ship(as_given, target)
-    if ref is not None and channels:
-        ref = replace(ref, side_channels=channels)
-    bar = Progress((4 if probabilistic else 2) * (n_search + n) + (2 * (n_search + n) if curve else 0),
-                   mechanism.name, progress)
-    certified, empirical = None, None
+    def first_draw(self) -> Draws:
+        """The audit's :class:`Draws`, probed on the first pair; the search budget fitted to the output's width."""
+        draws = _draws(self.setup, self.ref, self.runner, self.config, self.store, self.bar)
+        if self.config.search_samples is None:
+            fitted = search_budget(self.config.samples, draws.width)
+            if fitted != self.n_search:  # wide rows: a smaller search
+                self.n_search = fitted
+                self.bar.retotal(_rows(self.config, self.setup, fitted))
+        return draws
+
+
+@contextmanager
+def _session(config: AuditConfig, setup: Setup) -> Iterator[_Session]:
+    """Open the executor, the checkpoint and the progress bar; close the bar and an executor made here."""
+    n_search = search_budget(config.samples) if config.search_samples is None else config.search_samples
+    store = None if config.checkpoint is None else Checkpoint(config.checkpoint, _fingerprint(config, setup, n_search))
+    runner = make_executor(config.executor, config.workers)
+    ref, ship_note = (None, None) if isinstance(runner, (InProcess, Threads)) else ship(setup.as_given, config.target)
+    if ref is not None and setup.channels:
+        ref = replace(ref, side_channels=setup.channels)
+    bar = Progress(_rows(config, setup, n_search), setup.mechanism.name, config.progress)
     try:
-        draws = _draws(mechanism, ref, runner, seed, pairs[0][0], store, bar, relation, pair, data)
-        fitted = search_budget(n, draws.width) if search_samples is None else n_search
-        if fitted != n_search:  # wide rows: a smaller search
-            n_search = fitted
-            bar.retotal((4 if probabilistic else 2) * (n_search + n) + (2 * (n_search + n) if curve else 0))
-        # Which events speak of the implementation only (the probe fixed the output's columns).
-        implementation = implementation_only(side_channel_reader(draws.coding, channels))
-        if store is not None and store.search is not None:
-            outcome, chosen = outcome_from_record(store.search, mechanism.noise)
-            bar.advance(2 * outcome.samples)
-        else:
-            outcome = search_stage(draws, pairs, n_search, score, rescore, checks, bool(learned))
-            # The best leak-family and own-family events are both verified (:mod:`.scopes`).
-            chosen = [replace(s, event=labelled(s.event, draws.coding))
-                      for s in with_both_scopes(outcome.found, _distinct(outcome.found, candidates), implementation)]
-            if store is not None:
-                store.set_search(search_record(outcome, chosen))
-        a, b = pairs[outcome.pair_index]
-        adp_confidence, adp_verdict_confidence = confidence, verdict_confidence
-        if probabilistic:
-            certified, why, adp_confidence, adp_verdict_confidence = bad_set_test(
-                draws, (a, b), n_search, n, claim, confidence, PDP_SHARE, verdict_confidence)
-            notes += [why] if why else []
-        plan = schedule(n, adp_confidence, bool(early_stopping), adp_verdict_confidence)
-        checked = verify(
-            draws, chosen, (a, b), plan, method=chosen_method, epsilon=claim.epsilon, delta=claim_delta,
-            on_look=bar.bound,
-        )
-        if curve:
-            empirical = curve_stage(draws, (a, b), n, n_search, chosen, confidence, verdict_confidence)
+        yield _Session(config, setup, runner, ref, ship_note, store, bar, n_search)
     finally:
         bar.close()
-        if owned:
+        if runner is not config.executor:
             runner.close()
-    findings = leak_findings(checked.measured, claim, confidence, verdict_confidence)
-    findings += side_channel_findings(checked.measured, claim, confidence, draws, channels)
-    if certified is not None and certified.refuted:
-        findings.append(certified.finding(claim, confidence, verdict_confidence))
-    elif certified is not None:
-        notes.append(f"probabilistic-DP bad-set test on {labelled(certified.bad.event, draws.coding).describe()}: "
-                     + ("not significant: the estimates refute, the verdict's bounds do not; "
-                        if certified.estimate_refutes else "")
-                     + certified.finding(claim, confidence, verdict_confidence)["reason"])
-    notes += list(outcome.notes)
-    if store is not None and store.note:
-        notes.append(store.note)
-    if "sensitivity" in checks:
-        finding, note = sensitivity_finding(mechanism)
-        findings += [finding] if finding else []
-        notes += [note] if note else []
-    run = {
-        "executor": runner.name,
-        "workers": int(getattr(runner, "workers", 1)),
-        "checkpoint": None if store is None else str(store.path),
-        "resumed_chunks": 0 if store is None else store.resumed_chunks,
-        "note": _run_note(runner, ship_note),
-        "draws": draws.draws,
-        "batching": getattr(mechanism.sampler, "batching", None),
+
+
+def _rows(config: AuditConfig, setup: Setup, n_search: int) -> int:
+    """The outputs the audit plans to draw, both sides: search and verification, twice for the bad-set test and
+    the curve."""
+    n = config.samples
+    return (4 if setup.plan.probabilistic else 2) * (n_search + n) + (2 * (n_search + n) if setup.curve else 0)
+
+
+def _fingerprint(config: AuditConfig, setup: Setup, n_search: int) -> dict[str, Any]:
+    """What a checkpoint file must match to be resumed: everything that decides the audit's draws and result."""
+    mechanism = setup.mechanism
+    fingerprint = {
+        "mechanism": mechanism.name,
+        "description": mechanism.description,
+        "neighbours": setup.relation.as_dict(),
+        "claim": setup.claim.as_dict(),
+        "pair": plain(config.pair) if config.pair is not None else None,
+        "data": plain(config.data) if config.data is not None else None,
+        "seed": config.seed,
+        "samples": config.samples,
+        "search_samples": n_search,
+        "confidence": config.confidence,
+        "verdict_confidence": config.verdict_confidence,
+        "method": setup.method,
+        "candidates": config.candidates,
+        "early_stopping": config.early_stopping,
+        "checks": list(config.checks),
+        "learned": config.learned,
     }
-    result = _result(mechanism, claim, chosen_method, n, seed, (confidence, verdict_confidence), plan, checked,
-                     outcome, (a, b), pairs, notes, draws, run, started, tuple(findings), checks, relation,
-                     implementation, certified)
-    result = replace(result, curve=empirical) if empirical is not None else result
-    result = decide_curve_claim(result, curve_claim) if curve_claim is not None else result
-    return readable(result) if channels else result
+    if mechanism.randomness != "generator":  # how the function is called decides what its outputs are
+        fingerprint["randomness"] = mechanism.randomness
+    if setup.curve:
+        fingerprint["curve"] = True
+    return fingerprint
 
 
-def _run_note(runner: Any, ship_note: str | None) -> str | None:
-    """Why chunks did not run where the executor would have run them, and where they ran instead."""
-    notes = []
-    where = getattr(runner, "ran_locally", None)
-    if ship_note and where:
-        notes.append(f"{ship_note}; the chunks ran {where}")
-    if getattr(runner, "note", None):
-        notes.append(runner.note)
-    return "; ".join(notes) or None
-
-
-def _draws(mechanism, ref, runner, seed, probe, store, bar, relation: RelationChoice, pair, data) -> Draws:
+def _draws(setup: Setup, ref: Any, runner: Any, config: AuditConfig, store: Checkpoint | None, bar: Progress) -> Draws:
     """The audit's :class:`Draws`; a plain function that fails on the default first input is told what to give."""
+    mechanism, relation, probe = setup.mechanism, setup.relation, setup.pairs[0][0]
     try:
-        return Draws(mechanism, ref, runner, seed, probe, checkpoint=store, progress=bar.advance)
+        return Draws(mechanism, ref, runner, config.seed, probe, checkpoint=store, progress=bar.advance)
     except MechanismError as exc:
         if relation.source == "given":  # the inputs came from a relation the caller chose: say so
             raise MechanismError(f"{exc}, on inputs under neighbours={relation.relation} given to the audit") from exc
-        defaulted = relation.source == "default" and pair is None and data is None and mechanism.domain is None
+        defaulted = (relation.source == "default" and config.pair is None and config.data is None
+                     and mechanism.domain is None)
         if not defaulted or not isinstance(exc.__cause__, (TypeError, IndexError, AttributeError, ValueError)):
             raise
         raise MechanismError(
@@ -515,22 +366,114 @@ def _draws(mechanism, ref, runner, seed, probe, store, bar, relation: RelationCh
         ) from exc.__cause__
 
 
-def _reproducibility(mechanism: Any, seed: int) -> str:
-    """One sentence: why the seed does, or does not, reproduce the audit."""
-    if mechanism.reproducible:
-        via = {"random-state": " (the mechanism's RandomState seeded from it)",
-               "python-random": " (the mechanism's random.Random seeded from it)"}.get(mechanism.randomness, "")
-        return f"every draw comes from SeedSequence({seed}){via}"
-    return (f"{mechanism.name!r} draws its own randomness (randomness='own'), which no seed fixes: seed {seed} "
-            "reproduces the audit's sample sizes and chunks, not the mechanism's outputs, so a rerun may differ")
+@dataclass(frozen=True)
+class Searched:
+    """The search stage's outcome, the events chosen for verification, and which events are implementation-only."""
+
+    outcome: SearchOutcome
+    chosen: list[Scored]
+    implementation: Any
 
 
-def _result(mechanism, claim, method, n, seed, levels, plan, checked, outcome, pair, pairs, notes, draws, run,
-            started, findings, checks, relation, implementation, certified=None) -> AuditResult:
-    confidence, verdict_confidence = levels
+def search(config: AuditConfig, setup: Setup, session: _Session, draws: Draws) -> Searched:
+    """Screen the pairs and choose the events to verify (or read them back from the checkpoint).
+
+    The strict score is the bound at :attr:`ConfidencePlan.search_level`; the held-out re-scoring ranks
+    by the expected verified bound at the verification's size N and :attr:`ConfidencePlan.rescore_level`
+    -- the bound that decides the verdict, given the held-out estimates p^ = k / n, counts N p^.  (At the
+    estimate's level it prefers smaller-mass events, whose verdict-level bound is lower: svt-lyu-4 at
+    10^6, seed 102, passed that way with 0.0915 at the verdict's level; this way seeds 100..107 are all
+    flagged, benchmarks/README.md.)  At delta > 0 the event is chosen for the bound the verification
+    will give at the claimed delta (:mod:`.targeting`): the strict score prefers events of too much mass.
+    """
+    n, plan, method, delta = config.samples, setup.plan, setup.method, float(setup.claim.delta)
+    search_level, rescore_level = plan.search_level, plan.rescore_level
+
+    def strict_score(ka, na, kb, nb):
+        return bounds.epsilon_lower_bound(method, ka, na, kb, nb, search_level, delta)
+
+    def rescore(ka, na, kb, nb):
+        expected_a, expected_b = np.asarray(ka, dtype=float) * (n / na), np.asarray(kb, dtype=float) * (n / nb)
+        return bounds.epsilon_lower_bound(method, expected_a, n, expected_b, n, rescore_level, delta)
+
+    score = targeted_score(n, plan.estimate_level, delta) if delta > 0 else strict_score
+    # Which events speak of the implementation only (the probe fixed the output's columns).
+    implementation = implementation_only(side_channel_reader(draws.coding, setup.channels))
+    store = session.store
+    if store is not None and store.search is not None:
+        outcome, chosen = outcome_from_record(store.search, setup.mechanism.noise)
+        session.bar.advance(2 * outcome.samples)
+        return Searched(outcome, chosen, implementation)
+    outcome = search_stage(draws, setup.pairs, session.n_search, score, rescore, config.checks, config.learned)
+    # The best leak-family and own-family events are both verified (:mod:`.scopes`).
+    chosen = [replace(s, event=labelled(s.event, draws.coding))
+              for s in with_both_scopes(outcome.found, _distinct(outcome.found, config.candidates), implementation)]
+    if store is not None:
+        store.set_search(search_record(outcome, chosen))
+    return Searched(outcome, chosen, implementation)
+
+
+def _distinct(found: list[Scored], count: int) -> list[Scored]:
+    """The first ``count`` of ``found`` with distinct (event, direction)."""
+    chosen: list[Scored] = []
+    seen: set[tuple[str, bool]] = set()
+    for scored in found:
+        key = (repr(scored.event.as_dict()), scored.forward)
+        if key not in seen:
+            seen.add(key)
+            chosen.append(scored)
+        if len(chosen) == count:
+            break
+    return chosen
+
+
+def _findings(config: AuditConfig, setup: Setup, searched: Searched, session: _Session, checked: Verification,
+              draws: Draws, certified: Certified | None) -> tuple[dict[str, Any], ...]:
+    """The checks' findings (leak events, side channels, the probabilistic-DP test, sensitivity), and the
+    notes that close the stages, in order: the bad-set test's when it did not refute, the search's, the
+    checkpoint's, the sensitivity check's."""
+    claim, levels = setup.claim, (config.confidence, config.verdict_confidence)
+    findings = leak_findings(checked.measured, claim, *levels)
+    findings += side_channel_findings(checked.measured, claim, config.confidence, draws, setup.channels)
+    if certified is not None and certified.refuted:
+        findings.append(certified.finding(claim, *levels))
+    elif certified is not None:
+        setup.notes.append(
+            f"probabilistic-DP bad-set test on {labelled(certified.bad.event, draws.coding).describe()}: "
+            + ("not significant: the estimates refute, the verdict's bounds do not; "
+               if certified.estimate_refutes else "")
+            + certified.finding(claim, *levels)["reason"])
+    setup.notes.extend(searched.outcome.notes)
+    if session.store is not None and session.store.note:
+        setup.notes.append(session.store.note)
+    if "sensitivity" in config.checks:
+        finding, note = sensitivity_finding(setup.mechanism)
+        findings += [finding] if finding else []
+        setup.notes.extend([note] if note else [])
+    return tuple(findings)
+
+
+@dataclass(frozen=True)
+class _Reported:
+    """The reported bounds, counts, event and pair: the best verified candidate's, or the bad-set test's."""
+
+    bound: float
+    verdict_bound: float
+    hits: tuple[int, int]
+    sizes: tuple[int, int]
+    event: str
+    spec: dict[str, Any]
+    pair: tuple[Any, Any]
+    support_mismatch: bool
+    delta_lower_bound: float | None
+    pdp: bool
+
+
+def _records(checked: Verification, confidence: float) -> tuple[VerifiedEvent, ...]:
+    """Every verified candidate as a :class:`VerifiedEvent`, with its Holm-adjusted p-value."""
     measured = checked.measured
     _, holm = bounds.holm_adjusted([m.p for m in measured], confidence)
-    records = tuple(
+    return tuple(
         VerifiedEvent(
             pair=from_plain(plain(m.pair)),
             event=m.scored.event.describe(),
@@ -546,140 +489,143 @@ def _result(mechanism, claim, method, n, seed, levels, plan, checked, outcome, p
         )
         for m, h in zip(measured, holm)
     )
-    final_level = 1.0 - plan.verdict_alphas[plan.planned - 1] / max(1, len(measured))  # the planned budget's
-    reach = bounds.reach(method, n, claim.epsilon, float(claim.delta), final_level)
+
+
+def _reported(records: tuple[VerifiedEvent, ...], checked: Verification, claim: Claim, pair: tuple[Any, Any],
+              draws: Draws, certified: Certified | None) -> _Reported:
+    """What the result reports: the best record (by its estimate), unless the bad-set test refuted with more."""
     if records:
         best = max(records, key=lambda r: r.epsilon_lower_bound)
         raw_bound, (ka, kb), (na, nb) = best.epsilon_lower_bound, best.hits, best.sample_sizes
         event, spec, reported_pair = best.event, best.event_spec, best.pair
         raw_verdict = max(r.verdict_epsilon_lower_bound for r in records)
     else:
-        raw_bound, raw_verdict, ka, kb, na, nb = -math.inf, -math.inf, 0, 0, checked.samples_used, checked.samples_used
+        raw_bound, raw_verdict, ka, kb, na, nb = (-math.inf, -math.inf, 0, 0, checked.samples_used,
+                                                  checked.samples_used)
         event, spec, reported_pair = "none: the outputs took one value on the search samples", {}, from_plain(plain(pair))
     support_mismatch = bool(records) and kb == 0 and ka > 0
-    pdp_reported = certified is not None and certified.refuted and certified.epsilon_lower_bound > raw_bound
-    if pdp_reported:
+    pdp = certified is not None and certified.refuted and certified.epsilon_lower_bound > raw_bound
+    if pdp:
         raw_bound, (na, nb) = certified.epsilon_lower_bound, certified.sizes  # L of .probabilistic
         raw_verdict = certified.verdict_epsilon_lower_bound
-        ka, kb, event = sum(certified.hits_a), sum(certified.hits_b), labelled(certified.bad.event, draws.coding).describe()
+        ka, kb = sum(certified.hits_a), sum(certified.hits_b)
+        event = labelled(certified.bad.event, draws.coding).describe()
         spec, reported_pair = plain(certified.bad.event.as_dict()), from_plain(plain(certified.bad.pair))
         support_mismatch = kb == 0 and ka > 0
-    bound = max(raw_bound, 0.0)
-    notes = list(notes)
-    if support_mismatch:
+    delta_lb = None
+    if claim.kind != "pure":
+        delta_lb = float(bounds.delta_lower_bound(ka, na, kb, nb, claim.epsilon, checked.level)) if records else 0.0
+        delta_lb = certified.mass_lower_bound if pdp else delta_lb
+    return _Reported(max(raw_bound, 0.0), max(raw_verdict, 0.0), (int(ka), int(kb)), (int(na), int(nb)), event, spec,
+                     reported_pair, support_mismatch, delta_lb, pdp)
+
+
+def _assemble(config: AuditConfig, setup: Setup, session: _Session, draws: Draws, searched: Searched,
+              looks: Schedule, checked: Verification, reported: _Reported, evidence: Evidence,
+              decision: Decision) -> AuditResult:
+    """The :class:`AuditResult` of the stages' records and the decision (``elapsed_s`` and ``curve`` set after)."""
+    mechanism, n = setup.mechanism, config.samples
+    return AuditResult(
+        target=mechanism.name,
+        claim=decision.claim,
+        verdict=decision.verdict,
+        reason=decision.reason,
+        epsilon_lower_bound=reported.bound,
+        delta_lower_bound=reported.delta_lower_bound,
+        confidence=config.confidence,
+        samples=n,
+        search_samples=searched.outcome.samples,
+        sample_sizes=reported.sizes,
+        hits=reported.hits,
+        event=reported.event,
+        event_spec=reported.spec,
+        pair=reported.pair,
+        seed=config.seed,
+        method=setup.method,
+        support_mismatch=reported.support_mismatch,
+        epsilon_reach=max(evidence.reach, 0.0),
+        pairs_screened=len(setup.pairs),
+        candidates=evidence.records,
+        elapsed_s=0.0,
+        mechanism_s=draws.mechanism_s,
+        vectorised=not hasattr(mechanism.sampler, "one_run"),
+        notes=tuple(setup.notes) + _closing_notes(reported, looks, checked, n),
+        stopping=_stopping(looks, checked, n),
+        run=_run_info(session, draws),
+        findings=evidence.findings,
+        checks=config.checks,
+        reproducible=mechanism.reproducible,
+        reproducibility=_reproducibility(mechanism, config.seed),
+        neighbours=setup.relation.as_dict(),
+        verdict_confidence=config.verdict_confidence,
+        verdict_epsilon_lower_bound=reported.verdict_bound,
+        decided_by=decision.decided_by,
+        bounds_by_scope=decision.bounds_by_scope,
+        curve_check=decision.curve_check,
+    )
+
+
+def _closing_notes(reported: _Reported, looks: Schedule, checked: Verification, n: int) -> tuple[str, ...]:
+    """The notes on the reported event's support and on where the sequential verification stopped."""
+    notes = []
+    if reported.support_mismatch:
         notes.append("support mismatch: epsilon = inf suspected; the bound is capped by the sample size")
-    if plan.planned > 1 or checked.look > plan.planned:
-        of = f"{plan.planned}" if checked.look <= plan.planned else f"{plan.planned} planned + {plan.looks - plan.planned} extension"
+    if looks.planned > 1 or checked.look > looks.planned:
+        of = (f"{looks.planned}" if checked.look <= looks.planned
+              else f"{looks.planned} planned + {looks.looks - looks.planned} extension")
         notes.append(
             f"early stopping: stopped at look {checked.look} of {of} after {checked.samples_used} of {n} "
             f"samples per side ({checked.reason})"
         )
-    delta_lb = None
-    if claim.kind != "pure":
-        delta_lb = float(bounds.delta_lower_bound(ka, na, kb, nb, claim.epsilon, checked.level)) if records else 0.0
-        delta_lb = certified.mass_lower_bound if pdp_reported else delta_lb
-    verdict_bound = max(raw_verdict, 0.0)
-    verdict, reason = _verdict((bound, confidence), (verdict_bound, verdict_confidence), claim.epsilon, reach, n, event)
-    decided_by = "bound" if verdict is Verdict.VIOLATION else ""
-    certificates = [f for f in findings if f.get("decided_by") == "certificate"]
-    if verdict is not Verdict.VIOLATION and certificates:
-        verdict, decided_by = Verdict.VIOLATION, "certificate"
-        reason = f"proved by the {certificates[0]['check']} check, not estimated: {certificates[0]['reason']}"
-    if certified is not None and certified.refuted and (pdp_reported or verdict is not Verdict.VIOLATION):
-        verdict, decided_by = Verdict.VIOLATION, "probabilistic-dp"
-        reason = f"probabilistic DP refuted: {certified.finding(claim, confidence, verdict_confidence)['reason']}"
-    deterministic = [f for f in findings if f["check"] == "sensitivity"]
-    if verdict is not Verdict.VIOLATION and deterministic:
-        verdict, decided_by = Verdict.VIOLATION, "sensitivity"
-        reason = f"the sensitivity check found {deterministic[0]['reason']}"
-    flags = [implementation(m.scored) for m in measured]
-    scopes = bounds_by_scope(list(records), flags, checks, claim.epsilon, (confidence, verdict_confidence),
-                             decided_by in ("bound", "certificate"))
-    reason += describe(scopes, claim.epsilon)
-    stopping = {
-        "procedure": plan.describe(),
-        "looks": list(plan.sizes),
-        "alphas": list(plan.alphas),
-        "verdict_alphas": list(plan.verdict_alphas),
-        "planned_looks": plan.planned,
+    return tuple(notes)
+
+
+def _stopping(looks: Schedule, checked: Verification, n: int) -> dict[str, Any]:
+    """The sequential procedure of the verification and where it stopped (``AuditResult.stopping``)."""
+    return {
+        "procedure": looks.describe(),
+        "looks": list(looks.sizes),
+        "alphas": list(looks.alphas),
+        "verdict_alphas": list(looks.verdict_alphas),
+        "planned_looks": looks.planned,
         "stopped_at": checked.look,
         "samples_used": checked.samples_used,
         "fraction_used": checked.samples_used / n,
         "decided_at": checked.decided_at,
         "reason": checked.reason,
     }
-    return AuditResult(
-        target=mechanism.name,
-        claim=claim,
-        verdict=verdict,
-        reason=reason,
-        epsilon_lower_bound=bound,
-        delta_lower_bound=delta_lb,
-        confidence=confidence,
-        samples=n,
-        search_samples=outcome.samples,
-        sample_sizes=(int(na), int(nb)),
-        hits=(int(ka), int(kb)),
-        event=event,
-        event_spec=spec,
-        pair=reported_pair,
-        seed=seed,
-        method=method,
-        support_mismatch=support_mismatch,
-        epsilon_reach=max(reach, 0.0),
-        pairs_screened=len(pairs),
-        candidates=records,
-        elapsed_s=time.perf_counter() - started,
-        mechanism_s=draws.mechanism_s,
-        vectorised=not hasattr(mechanism.sampler, "one_run"),
-        notes=tuple(notes),
-        stopping=stopping,
-        run=run,
-        findings=findings,
-        checks=checks,
-        reproducible=mechanism.reproducible,
-        reproducibility=_reproducibility(mechanism, seed),
-        neighbours=relation.as_dict(),
-        verdict_confidence=verdict_confidence,
-        verdict_epsilon_lower_bound=verdict_bound,
-        decided_by=decided_by,
-        bounds_by_scope=scopes,
-    )
 
 
-def _verdict(estimate: tuple[float, float], decisive: tuple[float, float], epsilon: float, reach: float, n: int,
-             event: str) -> tuple[Verdict, str]:
-    """The verdict from the bound at the verdict's level; the reason names both bounds.
+def _run_info(session: _Session, draws: Draws) -> dict[str, Any]:
+    """How the audit ran, which does not change its outcome (``AuditResult.run``)."""
+    runner, store = session.runner, session.store
+    return {
+        "executor": runner.name,
+        "workers": int(getattr(runner, "workers", 1)),
+        "checkpoint": None if store is None else str(store.path),
+        "resumed_chunks": 0 if store is None else store.resumed_chunks,
+        "note": _run_note(runner, session.ship_note),
+        "draws": draws.draws,
+        "batching": getattr(session.setup.mechanism.sampler, "batching", None),
+    }
 
-    ``estimate`` and ``decisive`` are (bound floored at 0, confidence) at the two levels.  An
-    estimate above the claim whose verdict-level bound is not is said to be "not significant".
-    """
-    (bound, confidence), (verdict_bound, verdict_confidence) = estimate, decisive
-    levels_differ = verdict_confidence != confidence
-    estimate_text = f" (estimate {bound:.4g} at confidence {confidence:g})" if levels_differ else ""
-    if verdict_bound > epsilon:
-        return Verdict.VIOLATION, (
-            f"the verified bound {verdict_bound:.4g} at the verdict's confidence {verdict_confidence:g} exceeds the "
-            f"claimed epsilon {epsilon:g} on the event {event}{estimate_text}"
-        )
-    marginal = ""
-    if bound > epsilon:
-        marginal = (
-            f"; not significant: the estimate epsilon >= {bound:.4g} at confidence {confidence:g} lies above the claim, "
-            f"but at the verdict's confidence {verdict_confidence:g} the bound is {verdict_bound:.4g} <= {epsilon:g}: the "
-            f"excess {bound - epsilon:.2g} is within the interval's width ({bound - verdict_bound:.2g} between the two "
-            f"levels), where a mechanism exactly at its claim lands in up to {1 - confidence:.2g} of audits; more "
-            f"samples would settle it"
-        )
-    if reach < REACH_FRACTION * epsilon:
-        return Verdict.UNDERPOWERED, (
-            f"no violation found, but with {n} samples per side even a perfect witness could certify only "
-            f"{max(reach, 0.0):.4g} < {REACH_FRACTION:g} x {epsilon:g} at the verdict's confidence "
-            f"{verdict_confidence:g}; increase samples{marginal}"
-        )
-    if marginal:
-        return Verdict.PASS, f"no violation{marginal}"
-    return Verdict.PASS, (
-        f"no violation: the verified bound {verdict_bound:.4g} at the verdict's confidence {verdict_confidence:g} does "
-        f"not exceed the claimed epsilon {epsilon:g}{estimate_text}"
-    )
+
+def _run_note(runner: Any, ship_note: str | None) -> str | None:
+    """Why chunks did not run where the executor would have run them, and where they ran instead."""
+    notes = []
+    where = getattr(runner, "ran_locally", None)
+    if ship_note and where:
+        notes.append(f"{ship_note}; the chunks ran {where}")
+    if getattr(runner, "note", None):
+        notes.append(runner.note)
+    return "; ".join(notes) or None
+
+
+def _reproducibility(mechanism: Any, seed: int) -> str:
+    """One sentence: why the seed does, or does not, reproduce the audit."""
+    if mechanism.reproducible:
+        via = {"random-state": " (the mechanism's RandomState seeded from it)",
+               "python-random": " (the mechanism's random.Random seeded from it)"}.get(mechanism.randomness, "")
+        return f"every draw comes from SeedSequence({seed}){via}"
+    return (f"{mechanism.name!r} draws its own randomness (randomness='own'), which no seed fixes: seed {seed} "
+            "reproduces the audit's sample sizes and chunks, not the mechanism's outputs, so a rerun may differ")

@@ -271,23 +271,17 @@ def probabilistic_test(draws: Any, bad: BadSet, n_verify: int, claim: Any, alpha
                    verdict_alphas)
 
 
-def bad_set_test(draws: Any, pair: tuple[Any, Any], n_search: int, n_verify: int, claim: Any, confidence: float,
-                 share: float, verdict_confidence: float | None = None
-                 ) -> tuple[Certified | None, str, float, float]:
-    """Select and certify a bad set with ``share`` of alpha = 1 - confidence (split evenly into alpha_1, alpha_2),
-    and of the verdict's alpha' = 1 - ``verdict_confidence`` (default ``confidence``) likewise.
+def bad_set_test(draws: Any, pair: tuple[Any, Any], n_search: int, n_verify: int, claim: Any,
+                 alphas: tuple[float, float], verdict_alphas: tuple[float, float]) -> tuple[Certified | None, str]:
+    """Select a bad set on fresh search samples (for the verdict's alphas) and certify it, with ``alphas`` =
+    (alpha_1, alpha_2) for the atoms' joint bounds and the mass bound (module docstring) and likewise
+    ``verdict_alphas``: the share of alpha the audit's :class:`~dpaudit.auditor.confidence.ConfidencePlan`
+    gives the test.
 
-    Returns the certification (None when no candidate set was found: then no alpha is spent), a note
-    saying why not, and the confidences left for the approximate-DP verification at both levels:
-    1 - (1 - share) alpha and 1 - (1 - share) alpha', or the levels unchanged when the test did not run
-    (union bound over the two tests).
+    Returns the certification (None when no candidate set was found: then no alpha is spent, and the
+    approximate-DP verification keeps all of it) and a note saying why not.
     """
-    verdict_confidence = confidence if verdict_confidence is None else verdict_confidence
-    alpha, verdict_alpha = share * (1.0 - confidence), share * (1.0 - verdict_confidence)
-    alphas, verdict_alphas = (alpha / 2, alpha / 2), (verdict_alpha / 2, verdict_alpha / 2)
     bad, why = select_bad_set(draws, pair, n_search, n_verify, claim, verdict_alphas)
     if bad is None:
-        return None, why, confidence, verdict_confidence
-    certified = probabilistic_test(draws, bad, n_verify, claim, alphas, verdict_alphas)
-    return (certified, "", 1.0 - (1.0 - confidence) * (1.0 - share),
-            1.0 - (1.0 - verdict_confidence) * (1.0 - share))
+        return None, why
+    return probabilistic_test(draws, bad, n_verify, claim, alphas, verdict_alphas), ""

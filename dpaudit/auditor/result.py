@@ -9,6 +9,7 @@ from typing import Any
 
 from ..claims import Claim, claim_from_dict
 from .curve import EmpiricalCurve
+from .presenter import summary
 
 __all__ = ["AuditResult", "Verdict", "VerifiedEvent", "from_plain", "not_reproducible_suffix", "plain"]
 
@@ -263,6 +264,10 @@ class AuditResult:
         relation = ">" if self.verdict_epsilon_lower_bound > claimed else "<="
         return (f"{text} (estimate); at the verdict's confidence {self.verdict_confidence:g} epsilon >= "
                 f"{self.verdict_epsilon_lower_bound:.4f} {relation} claimed {claimed:g}")
+
+    def __str__(self) -> str:
+        """The CLI's report in short (:func:`.presenter.summary`); ``repr`` keeps every field."""
+        return summary(self)
 
     def summary(self) -> str:
         return (

@@ -5,14 +5,17 @@ Exit 0 pass, 1 violation, 2 bad input or usage, 3 underpowered.
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 from typing import Any
 
 import click
 
+from ..auditor.audit import SEARCH_ROWS, SEARCH_VALUES
+from ..auditor.bounds import METHODS
+from ..auditor.config import DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_VERDICT_CONFIDENCE
 from ..errors import MechanismError
+from ..mechanisms.base import RANDOMNESS
 from ._claims import claim_flags, claim_options, restated_claim
 from ._common import (
     EXIT_BAD_INPUT,
@@ -45,8 +48,6 @@ def _reproduction(
         parts.append(f"--delta {delta!r}")
     if a_json is not None:
         parts += [f"--a '{a_json}'", f"--b '{b_json}'"]
-    from ..auditor import DEFAULT_CONFIDENCE, DEFAULT_VERDICT_CONFIDENCE
-
     if result.confidence != DEFAULT_CONFIDENCE:
         parts.append(f"--confidence {result.confidence!r}")
     if result.verdict_confidence != max(result.confidence, DEFAULT_VERDICT_CONFIDENCE):
@@ -69,75 +70,11 @@ def _own_claim(target: str, d_in: Any, randomness: str | None) -> Any:
 
 
 def _print_result(result: Any, reproduction: str) -> None:
+    from ..auditor.presenter import result_lines
     from ..auditor.result import not_reproducible_suffix
 
-    bound = result.epsilon_lower_bound
-    click.echo(f"{result.verdict.value.upper()}: {result.target} claims {result.claim}")
-    if result.curve_check:  # a curve claim: the curve decides; the working point's bound is an estimate
-        check = result.curve_check
-        click.echo(f"  point   : epsilon >= {bound:.4f} with confidence {result.confidence:g} at the working point "
-                   f"{result.point_claim()} (an estimate; the curve decides)")
-        click.echo(f"  verdict : the empirical curve at confidence {result.verdict_confidence:g} "
-                   + ("refutes the claim" if check["refuted"] else "does not refute the claim")
-                   + (f" (decided by the {result.decided_by})" if result.decided_by else ""))
-    elif result.verdict_confidence == result.confidence:
-        click.echo(f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound; estimate and verdict)")
-    else:
-        decisive = result.verdict_epsilon_lower_bound
-        claimed = result.claim.epsilon
-        relation = ">" if decisive > claimed else "<="
-        click.echo(f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound; the estimate)")
-        click.echo(f"  verdict : epsilon >= {decisive:.4f} with confidence {result.verdict_confidence:g}, {relation} claimed "
-                   f"{claimed:g}" + (f" (decided by the {result.decided_by})" if result.decided_by else ""))
-    if result.delta_lower_bound is not None:
-        click.echo(f"  delta   >= {result.delta_lower_bound:.3g} at epsilon = {result.point_claim().epsilon:g}")
-    for scope in ("implementation", "algorithmic"):
-        entry = result.bounds_by_scope.get(scope)
-        if entry is not None:
-            click.echo(f"  {scope[:14]:<14}: epsilon >= {entry['epsilon_lower_bound']:.4f} at {entry['confidence']:g}, "
-                       f">= {entry['verdict_epsilon_lower_bound']:.4f} at {entry['verdict_confidence']:g} "
-                       f"[{entry['family']}] {entry['event']}")
-    if result.bounds_by_scope.get("decided_by"):
-        click.echo(f"  decided : by the {result.bounds_by_scope['decided_by']} bound")
-    click.echo(f"  event   : {result.event}")
-    click.echo(f"  pair    : a = {json.dumps(result.pair[0])}, b = {json.dumps(result.pair[1])}")
-    if result.neighbours:
-        click.echo(f"  neighbours: {result.neighbours['statement']}")
-    click.echo(
-        f"  hits    : {result.hits[0]} / {result.sample_sizes[0]} under a, {result.hits[1]} / {result.sample_sizes[1]} under b "
-        f"({result.samples} verification + {result.search_samples} search samples per side)"
-    )
-    click.echo(f"  reason  : {result.reason}")
-    if result.curve is not None:
-        _print_curve(result.curve)
-    for note in result.notes:
-        click.echo(f"  note    : {note}")
-    for finding in result.findings:
-        click.echo(f"  finding : [{finding['check']}] {finding['reason']}")
-    run = result.run
-    if run:
-        resumed = f", {run['resumed_chunks']} chunks resumed from {run['checkpoint']}" if run.get("resumed_chunks") else ""
-        click.echo(f"  run     : {run['executor']} ({run['workers']} workers){resumed}")
-        if run.get("note"):
-            click.echo(f"  note    : {run['note']}")
-        if run.get("batching"):
-            per_draw = result.seconds_per_draw
-            timing = f", {per_draw * 1e6:.1f} us per draw" if per_draw else ""
-            click.echo(f"  batching: {run['batching']}{timing}")
-    click.echo(f"  time    : {result.elapsed_s:.2f} s, of which {result.mechanism_s:.2f} s inside the mechanism")
-    if not result.reproducible:
-        click.echo(f"  reproducible: no -- {result.reproducibility}")
-    click.echo(f"  reproduce: {reproduction}{not_reproducible_suffix(result)}")
-
-
-def _print_curve(curve: Any) -> None:
-    """The empirical curve in a few lines: epsilon(delta) at four deltas, mu and rho, the method."""
-    points = ", ".join(f"eps({d:g}) >= {curve.epsilon_lower_bound(d):.4f}" for d in (1e-2, 1e-3, 1e-4, 1e-5))
-    click.echo(f"  curve   : {points} (simultaneous, confidence {curve.confidence:g})")
-    click.echo(f"  curve   : mu >= {curve.mu_lower_bound:.4f} (Gaussian DP), rho >= {curve.rho_lower_bound:.4f} (zCDP); "
-               f"at {curve.verdict_confidence:g}: mu >= {curve.verdict_mu_lower_bound:.4f}, "
-               f"rho >= {curve.verdict_rho_lower_bound:.4f}")
-    click.echo(f"  curve   : {curve.method}, {curve.sample_sizes[0]} fresh samples per side")
+    for line in result_lines(result, reproduction + not_reproducible_suffix(result)):
+        click.echo(line)
 
 
 @click.command("audit")
@@ -170,7 +107,7 @@ def _print_curve(curve: Any) -> None:
 )
 @click.option(
     "--randomness",
-    type=click.Choice(["generator", "random-state", "python-random", "own"]),
+    type=click.Choice(RANDOMNESS),
     default=None,
     help="For a plain function: what its randomness argument is (numpy Generator, numpy RandomState, "
     "random.Random) or 'own' when it takes none (default: read from its signature).",
@@ -178,17 +115,19 @@ def _print_curve(curve: Any) -> None:
 @click.option("--a", "a_json", default=None, metavar="JSON", help="First neighbouring input, as JSON.")
 @click.option("--b", "b_json", default=None, metavar="JSON", help="Second neighbouring input, as JSON.")
 @click.option("--samples", type=int, default=None,
-              help="Verification samples per side (default 10^6; up to 4x when the verdict is on the edge).")
+              help=f"Verification samples per side (default {DEFAULT_SAMPLES:,}; up to 4x when the verdict is on the edge).")
 @click.option("--search-samples", type=int, default=None,
-              help="Search-stage samples per side (default: half of --samples, at least 20 000, capped at 2 000 000 rows or 2 x 10^7 numbers, whichever is fewer, never below 500 000).")
+              help=f"Search-stage samples per side (default: half of --samples, at least 20,000, capped at "
+                   f"{SEARCH_ROWS[1]:,} rows or {SEARCH_VALUES:,} numbers, whichever is fewer, never below "
+                   f"{SEARCH_ROWS[0]:,}).")
 @click.option("--seed", type=int, default=None, help="Seed that reproduces the audit (default: drawn and printed).")
-@click.option("--confidence", type=NUMBER, default=0.95, show_default=True,
+@click.option("--confidence", type=NUMBER, default=DEFAULT_CONFIDENCE, show_default=True,
               help="Confidence of the reported bound (the estimate).")
-@click.option("--verdict-confidence", type=NUMBER, default=0.999, show_default=True,
+@click.option("--verdict-confidence", type=NUMBER, default=DEFAULT_VERDICT_CONFIDENCE, show_default=True,
               help="Confidence the verdict is taken at (at least --confidence): a mechanism that keeps its claim is "
                    "reported as a violation with probability at most 1 - this.")
 @click.option(
-    "--method", type=click.Choice(["auto", "joint", "union"]), default="auto", show_default=True, help="The bound."
+    "--method", type=click.Choice(METHODS), default="auto", show_default=True, help="The bound."
 )
 @click.option(
     "--executor",

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from ..auditor.config import DEFAULT_CONFIDENCE
 from ..errors import InvalidArgument
 from . import EXIT_CODES
 from ._common import (
@@ -153,7 +154,7 @@ def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool)
 @click.option("--samples", type=int, default=None,
               help="Verification samples per side (default 10^6, also with --all).")
 @click.option("--seed", type=int, default=None, help="Seed that reproduces the report (default: drawn; fixed with --all).")
-@click.option("--confidence", type=NUMBER, default=0.95, show_default=True, help="Confidence of the audit's bounds.")
+@click.option("--confidence", type=NUMBER, default=DEFAULT_CONFIDENCE, show_default=True, help="Confidence of the audit's bounds.")
 @click.option("--plots/--no-plots", default=True, show_default=True, help="Draw the figures.")
 @click.option("--curve", "with_curve", is_flag=True,
               help="Also measure the empirical privacy curve and plot it beside the claimed curve.")

@@ -79,7 +79,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "dp(claim=None, epsilon=None, delta=None, samples=None, confidence=None, pair=None, neighbours=None, data=None): audit "
+        f"dp({', '.join(f'{keyword}=None' for keyword in MARKER_KEYWORDS)}): audit "
         "the mechanism or callable the test returns or yields against the claim (dpaudit)",
     )
     settings = Settings(config)

@@ -18,11 +18,10 @@ from typing import Any
 
 from .._validation import (
     check_flag,
-    check_nonnegative_int,
     check_positive_finite,
     check_positive_int,
-    check_probability_open,
 )
+from ..auditor.config import DEFAULT_CONFIDENCE, AuditConfig
 from ..errors import InvalidArgument
 from .document import STAGE_ERRORS, assemble, plots_section
 from .model import jsonable, section
@@ -63,7 +62,7 @@ def _stage(call: Callable[[], Any]) -> tuple[dict[str, Any], Any]:
 
 def check_options(
     *,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     samples: int | None = None,
     seed: int | None = None,
     plots: bool = True,
@@ -79,14 +78,10 @@ def check_options(
 
     :func:`build_report` calls it first; a catalogue run calls it once before its first report.
     """
-    from ..auditor.audit import MAX_SAMPLES, MIN_SAMPLES
     from .checks import CHECKS
 
-    confidence = check_probability_open("confidence", confidence)
-    if samples is not None and not MIN_SAMPLES <= check_positive_int("samples", samples) <= MAX_SAMPLES:
-        raise InvalidArgument(f"samples={samples!r} must be at least {MIN_SAMPLES} and at most {MAX_SAMPLES:.0e}")
-    if seed is not None:
-        check_nonnegative_int("seed", seed)
+    # The audit's own options, checked as the audit checks them (the seed drawn there is not kept).
+    confidence = AuditConfig.build(None, confidence=confidence, samples=samples, seed=seed).confidence
     if plot_samples is not None:
         check_positive_int("plot_samples", plot_samples)
     if proof_timeout is not None:
@@ -112,7 +107,7 @@ def build_report(
     delta: float | None = None,
     samples: int | None = None,
     seed: int | None = None,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     plots: bool = True,
     checks: bool = True,
     skip_checks: tuple[str, ...] = (),
