@@ -131,7 +131,7 @@ def main() -> None:
             curve = dpaudit.audit(target, curve=True, **common).curve.epsilon_lower_bound(delta)
         row = {"mechanism": name, "sigma": sigma, "epsilon": epsilon, "delta": delta,
                "true_epsilon": true_epsilon(sigma, delta), "limit": event_limit(sigma, delta, args.samples),
-               "audit": default.epsilon_lower_bound, "audit_samples_used": default.stopping["samples_used"],
+               "audit": default.epsilon_lower_bound, "audit_samples_used": default.stopping.samples_used,
                "full_n": full.epsilon_lower_bound, "curve": curve, "event": full.event}
         table.append(row)
         shown = "-" if curve is None else f"{curve:.4f}"

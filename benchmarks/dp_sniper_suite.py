@@ -460,16 +460,16 @@ def measure(cell: Cell) -> dict[str, Any]:
         row.mechanism(pair), pair=pair, samples=cell.samples, seed=cell.seed, confidence=CONFIDENCE,
         early_stopping=False, executor="in-process", **COLUMNS[cell.column],
     )
-    scopes = result.bounds_by_scope or {}
-    algorithmic = scopes.get("algorithmic") or {}
+    scopes = result.bounds_by_scope
+    algorithmic = None if scopes is None else scopes.algorithmic
     record = {
         "cell": cell.__dict__,
         "claim": result.claim.epsilon,
         "bound": result.epsilon_lower_bound,
         "verdict": result.verdict.value,
         "verdict_bound": result.verdict_epsilon_lower_bound,
-        "decided_by": scopes.get("decided_by"),
-        "algorithmic_bound": algorithmic.get("epsilon_lower_bound") if scopes else None,
+        "decided_by": None if scopes is None else scopes.decided_by,
+        "algorithmic_bound": None if algorithmic is None else algorithmic.epsilon_lower_bound,
         "event": result.event,
         "family": result.candidates[0].family if result.candidates else None,
         "search_samples": result.search_samples,

@@ -130,7 +130,7 @@ def dataset_table(seed: int) -> list[dict]:
         result = runs["default"]
         mass, mass_upper, lattice_mass = dataset_masses(queries, scale, seed)
         limit = ceiling(mass_upper, 0.0)
-        best = max(result.findings, key=lambda f: float(f["epsilon_lower_bound"]), default=None)
+        best = max(result.findings, key=lambda f: float(f.epsilon_lower_bound), default=None)
         row = dict(
             entry=name, claim=mechanism.claim.as_dict(), pair=result.pair, bound=result.epsilon_lower_bound,
             verdict=result.verdict.value, seconds=result.elapsed_s, samples_per_side=VERIFY + result.search_samples,
@@ -202,8 +202,8 @@ def catalogue_table(seed: int) -> list[dict]:
             limit = ceiling(mass_upper, delta)
             small_search = dpaudit.audit(mechanism, samples=BUDGET - SMALL_SEARCH, search_samples=SMALL_SEARCH,
                                          seed=seed, confidence=CONFIDENCE, executor="in-process")
-            leaks = [f for f in result.findings if f["check"] in ("lattice", "float-support")]
-            best = max(leaks, key=lambda f: float(f["epsilon_lower_bound"]), default=None)
+            leaks = [f for f in result.findings if f.check in ("lattice", "float-support")]
+            best = max(leaks, key=lambda f: float(f.epsilon_lower_bound), default=None)
             row = dict(
                 entry=name, claim=mechanism.claim.as_dict(), bound=result.epsilon_lower_bound,
                 verdict=result.verdict.value, seconds=result.elapsed_s,

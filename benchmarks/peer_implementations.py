@@ -74,7 +74,7 @@ def main() -> None:
         for n in (10**5, 10**6):
             result = dpaudit.audit(twin, samples=n, seed=args.seed, confidence=CONFIDENCE, executor="in-process")
             total = n + result.search_samples
-            leak = max(result.findings, key=lambda f: float(f.get("epsilon_lower_bound", 0.0)), default=None)
+            leak = max(result.findings, key=lambda f: float(getattr(f, "epsilon_lower_bound", 0.0)), default=None)
             row = dict(benchmark=anchor.benchmark, catalogue=anchor.catalogue, peers=peers, n=n, samples_per_side=total,
                        share_of_peer_samples=total / SAMPLES_PER_SIDE, bound=result.epsilon_lower_bound,
                        at_least_peers=result.epsilon_lower_bound >= max(peers), event=result.event,

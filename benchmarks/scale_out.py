@@ -112,7 +112,7 @@ def coverage(seeds: int, samples: int) -> None:
                    for s in range(seeds)]
         flags = sum(r.violation for r in results)
         low, high = proportion_confint(flags, seeds, alpha=0.05, method="beta")
-        used = sum(r.stopping["fraction_used"] for r in results) / seeds
+        used = sum(r.stopping.fraction_used for r in results) / seeds
         print(f"   {name:<12} flags {flags:>3} rate {flags / seeds:.3f} [{low:.3f}, {high:.3f}]  "
               f"{'ok' if flags <= allowed else 'NO':>3}  mean budget used {used:.2f}  {time.perf_counter() - start:.0f} s")
 

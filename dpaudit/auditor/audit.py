@@ -96,6 +96,7 @@ from .events.side_channels import (
 from .pairs import START_HINT, candidate_pairs
 from .probabilistic import Certified, bad_set_test
 from .relation import RelationChoice, choose_relation
+from .records import Finding, Neighbours, RunInfo, Stopping
 from .result import AuditResult, VerifiedEvent, from_plain, plain
 from .run.checkpoint import Checkpoint
 from .run.executors import InProcess, Threads, make_executor, ship
@@ -428,7 +429,7 @@ def _distinct(found: list[Scored], count: int) -> list[Scored]:
 
 
 def _findings(config: AuditConfig, setup: Setup, searched: Searched, session: _Session, checked: Verification,
-              draws: Draws, certified: Certified | None) -> tuple[dict[str, Any], ...]:
+              draws: Draws, certified: Certified | None) -> tuple[Finding, ...]:
     """The checks' findings (leak events, side channels, the probabilistic-DP test, sensitivity), and the
     notes that close the stages, in order: the bad-set test's when it did not refute, the search's, the
     checkpoint's, the sensitivity check's."""
@@ -442,7 +443,7 @@ def _findings(config: AuditConfig, setup: Setup, searched: Searched, session: _S
             f"probabilistic-DP bad-set test on {labelled(certified.bad.event, draws.coding).describe()}: "
             + ("not significant: the estimates refute, the verdict's bounds do not; "
                if certified.estimate_refutes else "")
-            + certified.finding(claim, *levels)["reason"])
+            + certified.finding(claim, *levels).reason)
     setup.notes.extend(searched.outcome.notes)
     if session.store is not None and session.store.note:
         setup.notes.append(session.store.note)
@@ -556,7 +557,7 @@ def _assemble(config: AuditConfig, setup: Setup, session: _Session, draws: Draws
         checks=config.checks,
         reproducible=mechanism.reproducible,
         reproducibility=_reproducibility(mechanism, config.seed),
-        neighbours=setup.relation.as_dict(),
+        neighbours=Neighbours(**setup.relation.as_dict()),
         verdict_confidence=config.verdict_confidence,
         verdict_epsilon_lower_bound=reported.verdict_bound,
         decided_by=decision.decided_by,
@@ -580,34 +581,22 @@ def _closing_notes(reported: _Reported, looks: Schedule, checked: Verification, 
     return tuple(notes)
 
 
-def _stopping(looks: Schedule, checked: Verification, n: int) -> dict[str, Any]:
+def _stopping(looks: Schedule, checked: Verification, n: int) -> Stopping:
     """The sequential procedure of the verification and where it stopped (``AuditResult.stopping``)."""
-    return {
-        "procedure": looks.describe(),
-        "looks": list(looks.sizes),
-        "alphas": list(looks.alphas),
-        "verdict_alphas": list(looks.verdict_alphas),
-        "planned_looks": looks.planned,
-        "stopped_at": checked.look,
-        "samples_used": checked.samples_used,
-        "fraction_used": checked.samples_used / n,
-        "decided_at": checked.decided_at,
-        "reason": checked.reason,
-    }
+    return Stopping(procedure=looks.describe(), looks=list(looks.sizes), alphas=list(looks.alphas),
+                    verdict_alphas=list(looks.verdict_alphas), planned_looks=looks.planned, stopped_at=checked.look,
+                    samples_used=checked.samples_used, fraction_used=checked.samples_used / n,
+                    decided_at=checked.decided_at, reason=checked.reason)
 
 
-def _run_info(session: _Session, draws: Draws) -> dict[str, Any]:
+def _run_info(session: _Session, draws: Draws) -> RunInfo:
     """How the audit ran, which does not change its outcome (``AuditResult.run``)."""
     runner, store = session.runner, session.store
-    return {
-        "executor": runner.name,
-        "workers": int(getattr(runner, "workers", 1)),
-        "checkpoint": None if store is None else str(store.path),
-        "resumed_chunks": 0 if store is None else store.resumed_chunks,
-        "note": _run_note(runner, session.ship_note),
-        "draws": draws.draws,
-        "batching": getattr(session.setup.mechanism.sampler, "batching", None),
-    }
+    return RunInfo(executor=runner.name, workers=int(getattr(runner, "workers", 1)),
+                   checkpoint=None if store is None else str(store.path),
+                   resumed_chunks=0 if store is None else store.resumed_chunks,
+                   note=_run_note(runner, session.ship_note), draws=draws.draws,
+                   batching=getattr(session.setup.mechanism.sampler, "batching", None))
 
 
 def _run_note(runner: Any, ship_note: str | None) -> str | None:

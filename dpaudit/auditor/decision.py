@@ -25,12 +25,13 @@ the algorithm itself or only for its implementation (a leak or side-channel even
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..claims import Claim
 from .curve import EmpiricalCurve
 from .curve.claims import check_curve_claim
+from .records import CurveCheck, Finding, ScopeBounds, SensitivityFinding
 from .result import Verdict, VerifiedEvent
 from .scopes import bounds_by_scope, describe
 
@@ -58,7 +59,7 @@ class Evidence:
     reach: float
     samples: int
     event: str
-    findings: tuple[dict[str, Any], ...]
+    findings: tuple[Finding, ...]
     records: tuple[VerifiedEvent, ...]
     implementation: tuple[bool, ...]
     checks: tuple[str, ...]
@@ -74,9 +75,9 @@ class Decision:
     verdict: Verdict
     reason: str
     decided_by: str
-    bounds_by_scope: dict[str, Any]
+    bounds_by_scope: ScopeBounds | None
     claim: Claim
-    curve_check: dict[str, Any] = field(default_factory=dict)
+    curve_check: CurveCheck | None = None
 
 
 def decide(evidence: Evidence, curve_claim: Claim | None = None, curve: EmpiricalCurve | None = None) -> Decision:
@@ -84,19 +85,19 @@ def decide(evidence: Evidence, curve_claim: Claim | None = None, curve: Empirica
     e, claim = evidence, evidence.claim
     verdict, reason = _bound_rule(e)
     decided_by = "bound" if verdict is Verdict.VIOLATION else ""
-    certificates = [f for f in e.findings if f.get("decided_by") == "certificate"]
+    certificates = [f for f in e.findings if f.is_certificate]
     if verdict is not Verdict.VIOLATION and certificates:
         verdict, decided_by = Verdict.VIOLATION, "certificate"
-        reason = f"proved by the {certificates[0]['check']} check, not estimated: {certificates[0]['reason']}"
+        reason = f"proved by the {certificates[0].check} check, not estimated: {certificates[0].reason}"
     certified = e.certified
     if certified is not None and certified.refuted and (e.pdp_reported or verdict is not Verdict.VIOLATION):
         verdict, decided_by = Verdict.VIOLATION, "probabilistic-dp"
         reason = ("probabilistic DP refuted: "
-                  f"{certified.finding(claim, e.confidence, e.verdict_confidence)['reason']}")
-    deterministic = [f for f in e.findings if f["check"] == "sensitivity"]
+                  f"{certified.finding(claim, e.confidence, e.verdict_confidence).reason}")
+    deterministic = [f for f in e.findings if isinstance(f, SensitivityFinding)]
     if verdict is not Verdict.VIOLATION and deterministic:
         verdict, decided_by = Verdict.VIOLATION, "sensitivity"
-        reason = f"the sensitivity check found {deterministic[0]['reason']}"
+        reason = f"the sensitivity check found {deterministic[0].reason}"
     scopes = bounds_by_scope(list(e.records), list(e.implementation), e.checks, claim.epsilon,
                              (e.confidence, e.verdict_confidence), decided_by in ("bound", "certificate"))
     point = Decision(verdict, reason + describe(scopes, claim.epsilon), decided_by, scopes, claim)
@@ -174,7 +175,7 @@ def _curve_rule(point: Decision, e: Evidence, claim: Claim, curve: EmpiricalCurv
             reason += (f"; not significant: at confidence {curve.confidence:g} the curve's estimate refutes it "
                        f"({estimate.describe()}), at {curve.verdict_confidence:g} it does not; more samples would "
                        "settle it")
-    check = {"refuted": decisive.refuted, "estimate_refutes": estimate.refuted,
-             "witness": decisive.witness if decisive.refuted else estimate.witness,
-             "working_point": working.as_dict()}
+    check = CurveCheck(refuted=decisive.refuted, estimate_refutes=estimate.refuted,
+                       witness=decisive.witness if decisive.refuted else estimate.witness,
+                       working_point=working.as_dict())
     return Decision(verdict, f"{reason}; {at_point}", decided_by, point.bounds_by_scope, claim, check)

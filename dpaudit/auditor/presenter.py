@@ -24,18 +24,19 @@ def result_lines(result: Any, reproduction: str) -> list[str]:
     """Every line of the CLI's report of ``result`` (an AuditResult), ending with the ``reproduction`` command."""
     lines = [f"{result.verdict.value.upper()}: {result.target} claims {result.claim}"]
     lines += _bound_lines(result)
-    for scope in ("implementation", "algorithmic"):
-        entry = result.bounds_by_scope.get(scope)
+    scopes = result.bounds_by_scope
+    for name, entry in (() if scopes is None else (("implementation", scopes.implementation),
+                                                    ("algorithmic", scopes.algorithmic))):
         if entry is not None:
-            lines.append(f"  {scope[:14]:<14}: epsilon >= {entry['epsilon_lower_bound']:.4f} at {entry['confidence']:g}, "
-                         f">= {entry['verdict_epsilon_lower_bound']:.4f} at {entry['verdict_confidence']:g} "
-                         f"[{entry['family']}] {entry['event']}")
-    if result.bounds_by_scope.get("decided_by"):
-        lines.append(f"  decided : by the {result.bounds_by_scope['decided_by']} bound")
+            lines.append(f"  {name:<14}: epsilon >= {entry.epsilon_lower_bound:.4f} at {entry.confidence:g}, "
+                         f">= {entry.verdict_epsilon_lower_bound:.4f} at {entry.verdict_confidence:g} "
+                         f"[{entry.family}] {entry.event}")
+    if scopes is not None and scopes.decided_by:
+        lines.append(f"  decided : by the {scopes.decided_by} bound")
     lines.append(f"  event   : {result.event}")
     lines.append(f"  pair    : a = {json.dumps(result.pair[0])}, b = {json.dumps(result.pair[1])}")
-    if result.neighbours:
-        lines.append(f"  neighbours: {result.neighbours['statement']}")
+    if result.neighbours is not None:
+        lines.append(f"  neighbours: {result.neighbours.statement}")
     lines.append(
         f"  hits    : {result.hits[0]} / {result.sample_sizes[0]} under a, {result.hits[1]} / {result.sample_sizes[1]} "
         f"under b ({result.samples} verification + {result.search_samples} search samples per side)"
@@ -44,7 +45,7 @@ def result_lines(result: Any, reproduction: str) -> list[str]:
     if result.curve is not None:
         lines += curve_lines(result.curve)
     lines += [f"  note    : {note}" for note in result.notes]
-    lines += [f"  finding : [{finding['check']}] {finding['reason']}" for finding in result.findings]
+    lines += [f"  finding : [{finding.check}] {finding.reason}" for finding in result.findings]
     lines += _run_lines(result)
     lines.append(f"  time    : {result.elapsed_s:.2f} s, of which {result.mechanism_s:.2f} s inside the mechanism")
     if not result.reproducible:
@@ -57,11 +58,11 @@ def _bound_lines(result: Any) -> list[str]:
     """The estimate, the verdict's bound (or the curve's verdict), and the delta bound."""
     bound = result.epsilon_lower_bound
     decided = f" (decided by the {result.decided_by})" if result.decided_by else ""
-    if result.curve_check:  # a curve claim: the curve decides; the working point's bound is an estimate
+    if result.curve_check is not None:  # a curve claim: the curve decides; the working point's bound is an estimate
         lines = [f"  point   : epsilon >= {bound:.4f} with confidence {result.confidence:g} at the working point "
                  f"{result.point_claim()} (an estimate; the curve decides)",
                  f"  verdict : the empirical curve at confidence {result.verdict_confidence:g} "
-                 + ("refutes the claim" if result.curve_check["refuted"] else "does not refute the claim") + decided]
+                 + ("refutes the claim" if result.curve_check.refuted else "does not refute the claim") + decided]
     elif result.verdict_confidence == result.confidence:
         lines = [f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound; "
                  "estimate and verdict)"]
@@ -79,16 +80,16 @@ def _bound_lines(result: Any) -> list[str]:
 def _run_lines(result: Any) -> list[str]:
     """Where the audit ran, what was resumed, and the sampler's batching."""
     run = result.run
-    if not run:
+    if run is None:
         return []
-    resumed = f", {run['resumed_chunks']} chunks resumed from {run['checkpoint']}" if run.get("resumed_chunks") else ""
-    lines = [f"  run     : {run['executor']} ({run['workers']} workers){resumed}"]
-    if run.get("note"):
-        lines.append(f"  note    : {run['note']}")
-    if run.get("batching"):
+    resumed = f", {run.resumed_chunks} chunks resumed from {run.checkpoint}" if run.resumed_chunks else ""
+    lines = [f"  run     : {run.executor} ({run.workers} workers){resumed}"]
+    if run.note:
+        lines.append(f"  note    : {run.note}")
+    if run.batching:
         per_draw = result.seconds_per_draw
         timing = f", {per_draw * 1e6:.1f} us per draw" if per_draw else ""
-        lines.append(f"  batching: {run['batching']}{timing}")
+        lines.append(f"  batching: {run.batching}{timing}")
     return lines
 
 

@@ -48,6 +48,7 @@ import numpy as np
 
 from . import bounds
 from .events.sets import RowSet, row_keys
+from .records import BadSetFinding
 
 __all__ = ["BadSet", "Certified", "MAX_ATOMS", "bad_set_test", "certify", "choose_bad_set", "probabilistic_test",
            "select_bad_set"]
@@ -90,13 +91,13 @@ class Certified:
     verdict_alphas: tuple[float, float]
     estimate_refutes: bool  # the estimate's bounds alone would refute: "not significant" when not ``refuted``
 
-    def finding(self, claim: Any, confidence: float, verdict_confidence: float | None = None) -> dict[str, Any]:
-        """The result's finding: a plain dict naming the check, the event, the counts and why it refutes."""
+    def finding(self, claim: Any, confidence: float, verdict_confidence: float | None = None) -> BadSetFinding:
+        """The result's finding: the check, the event, the counts and why it refutes."""
         from .result import plain
 
         verdict_confidence = confidence if verdict_confidence is None else verdict_confidence
 
-        return plain({
+        return BadSetFinding.from_dict(plain({
             "check": "probabilistic-dp",
             "verdict": "violation" if self.refuted else "consistent",
             "event": self.bad.event.describe(),
@@ -124,7 +125,7 @@ class Certified:
                      f"{self.verdict_epsilon_lower_bound:.4g}, mass >= {self.verdict_mass_lower_bound:.4g} (estimates "
                      f"at {confidence:g}: {self.epsilon_lower_bound:.4g}, {self.mass_lower_bound:.4g})"
             ),
-        })
+        }))
 
 
 def _atom_codes(rows_a: np.ndarray, rows_b: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[float, ...]]] | None:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import enum
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from ..claims import Claim, claim_from_dict
 from .curve import EmpiricalCurve
 from .presenter import summary
+from .records import CurveCheck, Finding, Neighbours, RunInfo, ScopeBounds, Stopping, finding_from_dict
 
 __all__ = ["AuditResult", "Verdict", "VerifiedEvent", "from_plain", "not_reproducible_suffix", "plain"]
 
@@ -137,20 +138,21 @@ class AuditResult:
         The bound a perfect witness would give at this budget (see :class:`Verdict`).
     candidates : tuple of VerifiedEvent
         Every verified candidate (the multiplicity correction covers them all).
-    stopping : dict
+    stopping : Stopping
         The sequential procedure of the verification stage (:mod:`dpaudit.auditor.sequential`): its
         description, the look sizes and alphas, the look it stopped at (``stopped_at``, 1-based),
         ``samples_used`` per side, the look where a violation was first certified (``decided_at``)
         and why it stopped (``reason``: violation, futility or budget).
-    run : dict
+    run : RunInfo
         How the audit ran, which does not change its outcome: the executor and its workers, the
         checkpoint file, how many chunks were resumed from it, a note when the mechanism could
         not be shipped to other processes, the outputs drawn in all (``draws``: both sides, search and
         verification) and how the sampler batches its draws (``batching``, set by the library
         adapters; :attr:`seconds_per_draw` is the time per output).
-    findings : tuple of dict
-        Findings of the implementation-leak checks (each a plain dict naming the ``check`` that
-        produced it and, in ``reason``, why it implies a privacy violation).
+    findings : tuple of Finding
+        Findings of the checks (:mod:`dpaudit.auditor.records`: a leak event, a side channel, the
+        probabilistic-DP bad-set test, the sensitivity check), each naming the ``check`` that
+        produced it and, in ``reason``, why it implies a privacy violation.
     checks : tuple of str
         The leak checks that ran.
     reproducible : bool
@@ -158,7 +160,7 @@ class AuditResult:
         own randomness (``Mechanism.randomness == "own"``), which no seed fixes.
     reproducibility : str
         Why, in one sentence.
-    neighbours : dict
+    neighbours : Neighbours
         The neighbour relation the audit used and where it came from
         (:class:`dpaudit.auditor.relation.RelationChoice`): ``relation`` (its ``as_dict()``, or None
         when a plain function's pair was audited as given, unchecked), ``source`` (``given``,
@@ -174,23 +176,23 @@ class AuditResult:
         For a violation, what decided it: ``"bound"`` (``verdict_epsilon_lower_bound`` exceeds the
         claim), ``"certificate"`` (a leak event with P_b(S) = 0 proved, see ``findings``),
         ``"probabilistic-dp"`` (the bad-set test) or ``"sensitivity"``; ``""`` otherwise.
-    bounds_by_scope : dict
+    bounds_by_scope : ScopeBounds or None
         When the search included leak families (:mod:`dpaudit.auditor.scopes`): ``implementation``
         (every family) and ``algorithmic`` (the mechanism's own families only), each with its
         estimate, its bound at the verdict's level, the confidences, the event and its family; the
         ``decided_by`` scope of a violation decided by a verified event (``"algorithmic"`` or
         ``"implementation"``, else None); ``candidates``, the Bonferroni divisor both share.
-        Empty when no leak family ran.
+        None when no leak family ran.
     curve : EmpiricalCurve or None
         With ``audit(..., curve=True)``: lower confidence bounds on the whole privacy curve
         delta(epsilon) of the pair, simultaneous over the curve, with the lower bounds on mu
         (Gaussian DP) and rho (zero-concentrated DP) derived from it (:mod:`dpaudit.auditor.curve.empirical`).
-    curve_check : dict
+    curve_check : CurveCheck or None
         For a curve claim (zCDP, RDP, GDP, a privacy curve; :mod:`dpaudit.auditor.curve.claims`): whether
         the curve's bounds refute it at the verdict's level (``refuted``) and at the estimate's
         (``estimate_refutes``), and the ``witness``: the event, the test, and the point of the curve
         (epsilon, the claimed delta, the lower bound on delta) or the Rényi order where it fails.
-        Empty for point claims.
+        None for point claims.
     """
 
     target: str
@@ -217,19 +219,19 @@ class AuditResult:
     mechanism_s: float
     vectorised: bool
     notes: tuple[str, ...] = ()
-    stopping: dict[str, Any] = field(default_factory=dict)
-    run: dict[str, Any] = field(default_factory=dict)
-    findings: tuple[dict[str, Any], ...] = ()
+    stopping: Stopping | None = None
+    run: RunInfo | None = None
+    findings: tuple[Finding, ...] = ()
     checks: tuple[str, ...] = ()
     reproducible: bool = True
     reproducibility: str = ""
-    neighbours: dict[str, Any] = field(default_factory=dict)
+    neighbours: Neighbours | None = None
     verdict_confidence: float | None = None  # None only in results recorded before the two levels
     verdict_epsilon_lower_bound: float | None = None
     decided_by: str = ""
-    bounds_by_scope: dict[str, Any] = field(default_factory=dict)
+    bounds_by_scope: ScopeBounds | None = None
     curve: EmpiricalCurve | None = None
-    curve_check: dict[str, Any] = field(default_factory=dict)
+    curve_check: CurveCheck | None = None
 
     @property
     def violation(self) -> bool:
@@ -238,7 +240,7 @@ class AuditResult:
     @property
     def seconds_per_draw(self) -> float | None:
         """Time inside the mechanism per output drawn (``mechanism_s / run["draws"]``; summed over workers)."""
-        draws = self.run.get("draws") if self.run else None
+        draws = self.run.draws if self.run is not None else None
         return self.mechanism_s / draws if draws else None
 
     def reproduce(self) -> str:
@@ -251,8 +253,7 @@ class AuditResult:
     def point_claim(self) -> Claim:
         """The (epsilon, delta) claim the verification stage worked at: ``claim`` itself, or for a curve
         claim the point recorded in ``curve_check["working_point"]`` (:mod:`dpaudit.auditor.curve.claims`)."""
-        point = self.curve_check.get("working_point") if self.curve_check else None
-        return claim_from_dict(point) if point else self.claim
+        return claim_from_dict(self.curve_check.working_point) if self.curve_check is not None else self.claim
 
     def bounds_line(self) -> str:
         """The estimate and the verdict's bound in one line, e.g. ``epsilon >= 1.0025 with confidence 0.95
@@ -281,7 +282,10 @@ class AuditResult:
         data["claim"] = self.claim.as_dict()
         data["verdict"] = self.verdict.value
         data["candidates"] = [c.as_dict() for c in self.candidates]
+        data["findings"] = [f.as_dict() for f in self.findings]
         data["curve"] = self.curve.as_dict() if self.curve is not None else None
+        for name in _RECORDS:  # an absent record is written as {}, as results always were
+            data[name] = data[name].as_dict() if data[name] is not None else {}
         return plain(data)
 
     @classmethod
@@ -295,8 +299,15 @@ class AuditResult:
                      "verdict_epsilon_lower_bound"):
             if name in values:
                 values[name] = from_plain(values[name])
-        values["findings"] = tuple(data.get("findings", ()))
+        values["findings"] = tuple(finding_from_dict(f) for f in data.get("findings", ()))
         values["checks"] = tuple(data.get("checks", ()))
         if data.get("curve") is not None:
             values["curve"] = EmpiricalCurve.from_dict(data["curve"])
+        for name, record in _RECORDS.items():
+            values[name] = record.from_dict(data[name]) if data.get(name) else None
         return cls(**values)
+
+
+_RECORDS = {"stopping": Stopping, "run": RunInfo, "neighbours": Neighbours, "bounds_by_scope": ScopeBounds,
+            "curve_check": CurveCheck}
+"""The typed parts of a result (:mod:`.records`), by field."""

@@ -29,6 +29,7 @@ from typing import Any
 
 from .events import Scored, family_named
 from .events.leaks.events import LEAK_FAMILIES
+from .records import Scope, ScopeBounds
 
 __all__ = ["bounds_by_scope", "describe", "implementation_only", "with_both_scopes"]
 
@@ -54,52 +55,46 @@ def with_both_scopes(found: list[Scored], chosen: list[Scored],
     return list(chosen) + ([own] if own is not None else [])
 
 
-def _scope(records: list[Any], levels: tuple[float, float]) -> dict[str, Any] | None:
+def _scope(records: list[Any], levels: tuple[float, float]) -> Scope | None:
     if not records:
         return None
     best = max(records, key=lambda r: r.epsilon_lower_bound)
     decisive = max(r.verdict_epsilon_lower_bound for r in records)
-    return {
-        "epsilon_lower_bound": max(float(best.epsilon_lower_bound), 0.0),
-        "confidence": levels[0],
-        "verdict_epsilon_lower_bound": max(float(decisive), 0.0),
-        "verdict_confidence": levels[1],
-        "event": best.event,
-        "family": best.family,
-    }
+    return Scope(epsilon_lower_bound=max(float(best.epsilon_lower_bound), 0.0), confidence=levels[0],
+                 verdict_epsilon_lower_bound=max(float(decisive), 0.0), verdict_confidence=levels[1],
+                 event=best.event, family=best.family)
 
 
 def bounds_by_scope(records: list[Any], flags: list[bool], checks: tuple[str, ...], epsilon: float,
-                    levels: tuple[float, float], decided: bool) -> dict[str, Any]:
+                    levels: tuple[float, float], decided: bool) -> ScopeBounds | None:
     """The two bounds and the scope that decided a violation (``decided``: decided by a verified event).
 
     ``flags[i]`` says whether ``records[i]`` is an implementation event (:func:`implementation_only`).
-    Empty when the search ran no leak family and no event read a side channel (then there is one
+    None when the search ran no leak family and no event read a side channel (then there is one
     scope, and it is the algorithm's).  ``algorithmic`` is None when no own event was verified.
     """
     if not set(checks) & set(LEAK_FAMILIES) and not any(flags):
-        return {}
+        return None
     own = [r for r, flag in zip(records, flags) if not flag]
     implementation, algorithmic = _scope(list(records), levels), _scope(own, levels)
     deciding = None
     if decided:
-        algorithm_refutes = algorithmic is not None and algorithmic["verdict_epsilon_lower_bound"] > epsilon
+        algorithm_refutes = algorithmic is not None and algorithmic.verdict_epsilon_lower_bound > epsilon
         deciding = "algorithmic" if algorithm_refutes else "implementation"
-    return {"implementation": implementation, "algorithmic": algorithmic, "decided_by": deciding,
-            "candidates": len(records)}
+    return ScopeBounds(implementation, algorithmic, deciding, len(records))
 
 
-def describe(scopes: dict[str, Any], epsilon: float) -> str:
+def describe(scopes: ScopeBounds | None, epsilon: float) -> str:
     """One sentence for the verdict's reason: which scope decided, and the other scope's bound."""
-    algorithmic = scopes.get("algorithmic")
-    if not scopes or scopes.get("decided_by") is None or algorithmic is None:
+    if scopes is None or scopes.decided_by is None or scopes.algorithmic is None:
         return ""
-    bound = algorithmic["verdict_epsilon_lower_bound"]
-    if scopes["decided_by"] == "algorithmic":
-        return (f"; decided by the algorithmic bound (the mechanism's own events, {algorithmic['family']}): "
-                f"{bound:.4g} > {epsilon:g} at {algorithmic['verdict_confidence']:g}, so the algorithm itself breaks "
+    algorithmic = scopes.algorithmic
+    bound = algorithmic.verdict_epsilon_lower_bound
+    if scopes.decided_by == "algorithmic":
+        return (f"; decided by the algorithmic bound (the mechanism's own events, {algorithmic.family}): "
+                f"{bound:.4g} > {epsilon:g} at {algorithmic.verdict_confidence:g}, so the algorithm itself breaks "
                 f"the claim, whatever the floating point")
     shown = f"{bound:.4g}" if math.isfinite(bound) else "-"
     return (f"; decided by the implementation bound (a leak or side-channel event): the algorithmic bound, the "
-            f"mechanism's own events only, is {shown} <= {epsilon:g} at {algorithmic['verdict_confidence']:g}, so exact "
+            f"mechanism's own events only, is {shown} <= {epsilon:g} at {algorithmic.verdict_confidence:g}, so exact "
             f"arithmetic and a fixed number of draws would remove this violation as far as this audit can see")

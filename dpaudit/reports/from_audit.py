@@ -68,7 +68,7 @@ def report_from_audit(
     mechanism = resolve(target, epsilon=point.epsilon, delta=point.delta)
     if mechanism.claim != result.claim:  # e.g. a probabilistic-DP claim, which resolve() cannot restate
         mechanism = replace(mechanism, claim=result.claim)
-    relation = (result.neighbours or {}).get("relation")
+    relation = None if result.neighbours is None else result.neighbours.relation
     if relation is not None:  # the relation the audit used (a plain function's comes from the audit)
         mechanism = replace(mechanism, neighbours=relation_from_dict(relation))
     audit_dict = jsonable(result.as_dict())
@@ -84,6 +84,6 @@ def report_from_audit(
     }
     document = assemble(mechanism, proof=section("skipped", None, proof_note), audit=section("done", audit_dict),
                         implementation=implementation, plots=figures, settings=settings, env=env)
-    if result.neighbours.get("source") == "unchecked":  # a plain function's pair audited as given
-        document["unit_of_privacy"]["description"] = result.neighbours["statement"]
+    if result.neighbours is not None and result.neighbours.source == "unchecked":  # a pair audited as given
+        document["unit_of_privacy"]["description"] = result.neighbours.statement
     return document

@@ -63,8 +63,8 @@ def test_a_plain_function_calibrated_to_rho_passes_its_zcdp_claim():
     result = _audit(noisy_count, ZeroConcentratedDP(RHO))
     assert result.verdict is Verdict.PASS, result.reason
     assert result.claim == ZeroConcentratedDP(RHO) and result.decided_by == ""
-    assert result.curve is not None and not result.curve_check["refuted"]
-    assert result.curve_check["working_point"] == ZeroConcentratedDP(RHO).to_approx(1e-5).as_dict()
+    assert result.curve is not None and not result.curve_check.refuted
+    assert result.curve_check.working_point == ZeroConcentratedDP(RHO).to_approx(1e-5).as_dict()
 
 
 @pytest.mark.statistical
@@ -78,7 +78,7 @@ def test_the_same_function_claimed_at_a_quarter_of_its_rho_is_flagged_on_the_cur
     result = _audit(noisy_count, claim)
     assert result.verdict is Verdict.VIOLATION, result.reason
     assert result.claim == claim and result.decided_by == "curve"
-    witness = result.curve_check["witness"]
+    witness = result.curve_check.witness
     assert witness["delta_lower_bound"] > witness["claimed_delta"] == pytest.approx(claim.delta_at_epsilon(witness["epsilon"]))
     assert f"refutes {claim}" in result.reason
 

@@ -144,12 +144,12 @@ def test_label_audits_are_identical_on_every_executor_and_after_a_resume(tmp_pat
     args = dict(epsilon=0.5, pair=(1, 0), samples=5_000, seed=9)
     here = dpaudit.audit(randomized_response, executor="in-process", **args)
     pool = dpaudit.audit(randomized_response, executor="process-pool", workers=2, **args)
-    assert pool.run["executor"] == "process-pool" and not pool.run["note"]
+    assert pool.run.executor == "process-pool" and not pool.run.note
     assert _same(replace(here, run={}), replace(pool, run={}))
     checkpoint = tmp_path / "rr.json"
     dpaudit.audit(randomized_response, executor="in-process", checkpoint=str(checkpoint), **args)
     resumed = dpaudit.audit(randomized_response, executor="in-process", checkpoint=str(checkpoint), **args)
-    assert resumed.run["resumed_chunks"] > 0 and resumed.event == here.event
+    assert resumed.run.resumed_chunks > 0 and resumed.event == here.event
 
 
 def test_enum_labels_of_a_file_target_mean_the_same_in_worker_processes(tmp_path):

@@ -80,7 +80,7 @@ def test_a_proven_support_mismatch_decides_a_pure_claim_without_a_bound():
     assert result.verdict is Verdict.VIOLATION and result.decided_by == "certificate"
     assert result.verdict_epsilon_lower_bound < 5.0 and "proved by the float-support check" in result.reason
     finding = result.findings[0]
-    assert finding["decided_by"] == "certificate" and finding["proven_empty"] and finding["hits"][0] > 0
+    assert finding.decided_by == "certificate" and finding.proven_empty and finding.hits[0] > 0
     without = audit(mechanism, **kwargs, checks=None)
     assert without.verdict is not Verdict.VIOLATION and not without.findings
 
@@ -122,7 +122,7 @@ def test_plain_callables_vectorised_and_one_run():
 
 def test_multiple_candidates_are_corrected_and_reported():
     result = audit(fixtures.laplace(1.0, 0.5), pair=(0.0, 1.0), samples=20_000, seed=9, candidates=3)
-    assert len(result.candidates) == 3 and result.bounds_by_scope["candidates"] == 3
+    assert len(result.candidates) == 3 and result.bounds_by_scope.candidates == 3
     assert all(c.holm_p_value >= c.p_value for c in result.candidates)
     assert result.epsilon_lower_bound == max(max(c.epsilon_lower_bound for c in result.candidates), 0.0)
     assert result.verdict is Verdict.VIOLATION

@@ -68,8 +68,8 @@ def test_float_entries_are_flagged_by_the_default_audit_at_1e5(name):
     result = audit(mechanism, pair=mechanism.pairs[0], samples=100_000, seed=1)
     assert result.verdict is Verdict.VIOLATION and result.support_mismatch
     assert result.epsilon_lower_bound >= (7.5 if name == "gaussian-box-muller" else 8.0)
-    assert result.findings and result.findings[0]["check"] in ("lattice", "float-support")
-    assert "infinite privacy loss" in result.findings[0]["reason"] and result.findings[0]["proven_empty"]
+    assert result.findings and result.findings[0].check in ("lattice", "float-support")
+    assert "infinite privacy loss" in result.findings[0].reason and result.findings[0].proven_empty
     assert result.elapsed_s < 10
 
 

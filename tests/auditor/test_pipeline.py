@@ -19,6 +19,7 @@ import dpaudit
 from dpaudit.auditor.config import DEFAULT_CONFIDENCE, DEFAULT_VERDICT_CONFIDENCE, SEARCH_EVENTS, AuditConfig
 from dpaudit.auditor.confidence import PDP_SHARE, ConfidencePlan
 from dpaudit.auditor.decision import REACH_FRACTION, Evidence, decide
+from dpaudit.auditor.records import LeakEventFinding, SensitivityFinding
 from dpaudit.auditor.result import Verdict
 from dpaudit.errors import InvalidArgument
 
@@ -109,6 +110,17 @@ def test_the_ranking_levels_are_the_verifications_last_planned_look_over_the_can
 
 # -- the decision
 
+def _leak(decided_by: str) -> LeakEventFinding:
+    return LeakEventFinding(check="lattice", verdict="violation", event="output <= 0", pair=[[], [1]], hits=[5, 0],
+                            sample_sizes=[100, 100], epsilon_lower_bound=0.5, confidence=0.95,
+                            verdict_epsilon_lower_bound=0.4, verdict_confidence=0.999, decided_by=decided_by,
+                            support_mismatch=True, proven_empty=True, reason="P_b(S) = 0")
+
+
+SENSITIVITY = SensitivityFinding(check="sensitivity", verdict="violation", pair=[[1], [1, 3]], difference=2.0,
+                                 declared_sensitivity=1.0, ratio=2.0, reason="a gap of 2")
+
+
 def _evidence(bound: float, verdict_bound: float, *, reach: float = 1.0, findings: tuple = ()) -> Evidence:
     return Evidence(dpaudit.PureDP(1.0), bound, verdict_bound, 0.95, 0.999, reach, 10_000, "output <= 0", findings,
                     (), (), ("lattice",))
@@ -121,10 +133,11 @@ def _evidence(bound: float, verdict_bound: float, *, reach: float = 1.0, finding
         (_evidence(0.9, 0.8), Verdict.PASS, "", "does not exceed"),
         (_evidence(1.05, 0.95), Verdict.PASS, "", "not significant"),
         (_evidence(0.5, 0.4, reach=REACH_FRACTION * 0.99), Verdict.UNDERPOWERED, "", "increase samples"),
-        (_evidence(0.5, 0.4, findings=({"check": "lattice", "decided_by": "certificate", "reason": "P_b(S) = 0"},)),
-         Verdict.VIOLATION, "certificate", "proved by the lattice check"),
-        (_evidence(0.5, 0.4, findings=({"check": "sensitivity", "reason": "a gap of 2"},)),
-         Verdict.VIOLATION, "sensitivity", "the sensitivity check found a gap of 2"),
+        (_evidence(0.5, 0.4, findings=(_leak("certificate"),)), Verdict.VIOLATION, "certificate",
+         "proved by the lattice check, not estimated: P_b(S) = 0"),
+        (_evidence(0.5, 0.4, findings=(_leak("bound"),)), Verdict.PASS, "", "does not exceed"),
+        (_evidence(0.5, 0.4, findings=(SENSITIVITY,)), Verdict.VIOLATION, "sensitivity",
+         "the sensitivity check found a gap of 2"),
     ],
 )
 def test_decide_applies_each_rule_and_names_it(evidence, verdict, decided_by, says):
@@ -134,8 +147,7 @@ def test_decide_applies_each_rule_and_names_it(evidence, verdict, decided_by, sa
 
 
 def test_a_bound_decides_before_a_check_would():
-    found = ({"check": "sensitivity", "reason": "a gap of 2"},)
-    assert decide(_evidence(1.2, 1.1, findings=found)).decided_by == "bound"
+    assert decide(_evidence(1.2, 1.1, findings=(SENSITIVITY,))).decided_by == "bound"
 
 
 # -- shape
@@ -199,10 +211,51 @@ def test_str_of_a_result_is_the_clis_report_in_short(laplace_result):
 def test_str_of_a_result_stays_short_however_much_it_holds(laplace_result):
     from dataclasses import replace
 
-    finding = {"check": "lattice", "reason": "x" * 5_000}
+    finding = replace(SENSITIVITY, reason="x" * 5_000)
     crowded = replace(laplace_result, notes=tuple("n" * 3_000 for _ in range(40)), findings=(finding,) * 30,
                       reason="r" * 10_000)
     text = str(crowded)
     assert len(text) < 2_000
     assert "(38 more notes in result.notes)" in text or text.endswith("result.as_dict() has them all)")
     assert len(repr(crowded)) > 100_000  # repr keeps every field
+
+
+# -- typed records
+
+def test_the_results_parts_are_typed_and_their_json_is_unchanged(laplace_result):
+    from dpaudit.auditor.records import Neighbours, RunInfo, Stopping
+
+    result = laplace_result
+    assert isinstance(result.stopping, Stopping) and isinstance(result.run, RunInfo)
+    assert isinstance(result.neighbours, Neighbours) and result.neighbours.source == "mechanism"
+    document = result.as_dict()
+    assert document["stopping"]["stopped_at"] == result.stopping.stopped_at
+    assert list(document["neighbours"]) == ["relation", "source", "statement"]
+    assert document["curve_check"] == {} and result.curve_check is None  # a point claim: written as before
+    again = dpaudit.AuditResult.from_dict(document)
+    assert again.stopping == result.stopping and again.neighbours == result.neighbours
+    assert again.bounds_by_scope == result.bounds_by_scope and again.as_dict() == document
+
+
+def test_reading_a_part_like_a_dict_still_works_and_says_what_to_write(laplace_result):
+    with pytest.warns(DeprecationWarning, match=r"result.neighbours\['statement'\] is deprecated: read "
+                                                r"result.neighbours.statement"):
+        assert laplace_result.neighbours["statement"] == laplace_result.neighbours.statement
+    with pytest.warns(DeprecationWarning, match=r"result.run.draws"):
+        assert laplace_result.run.get("draws") == laplace_result.run.draws
+
+
+def test_a_findings_json_is_unchanged_and_reads_back(laplace_result):
+    from dpaudit.auditor.records import finding_from_dict
+
+    found = dpaudit.audit("laplace-float-textbook", samples=2_000, seed=1, executor="in-process", progress=False)
+    finding = found.findings[0]
+    assert isinstance(finding, LeakEventFinding) and finding.proven_empty
+    document = finding.as_dict()
+    assert list(document)[:2] == ["check", "verdict"] and list(document)[-1] == "reason"
+    assert finding_from_dict(document) == finding
+    sensitivity = {"check": "sensitivity", "verdict": "violation", "pair": [[1], [1, 5]], "difference": 5.0,
+                   "declared_sensitivity": 1.0, "ratio": 5.0, "reason": "a gap of 5"}
+    assert finding_from_dict(sensitivity).as_dict() == sensitivity
+    assert isinstance(finding_from_dict(sensitivity), SensitivityFinding)
+    assert "witness" not in LeakEventFinding.from_dict({**document, "witness": None}).as_dict()  # left out, as before

@@ -71,7 +71,7 @@ def test_certify_refutes_only_at_the_verdicts_level():
     assert close.estimate_refutes and not close.refuted
     assert close.verdict_epsilon_lower_bound <= 1.0 < close.epsilon_lower_bound
     assert "not refuted at the verdict's confidence 0.999" in close.finding(dpaudit.ProbabilisticDP(1.0, 0.01), 0.95,
-                                                                             0.999)["reason"]
+                                                                             0.999).reason
 
 
 REPS = 4_000
@@ -139,9 +139,9 @@ def test_meiser_k_merged_is_flagged_at_the_default_budget():
     result = audit("meiser-k-merged", seed=1)
     assert result.verdict is Verdict.VIOLATION and "probabilistic DP refuted" in result.reason
     finding = result.findings[-1]
-    assert finding["check"] == "probabilistic-dp" and finding["event_spec"] == {"type": "rows", "patterns": [[0.0]]}
+    assert finding.check == "probabilistic-dp" and finding.event_spec == {"type": "rows", "patterns": [[0.0]]}
     assert 1.0 < result.epsilon_lower_bound <= dpaudit.get("meiser-k-merged").true_epsilon
-    assert result.delta_lower_bound > 0.7 and result.event == finding["event"]
+    assert result.delta_lower_bound > 0.7 and result.event == finding.event
     assert AuditResult.from_dict(json.loads(json.dumps(result.as_dict()))) == result
 
 

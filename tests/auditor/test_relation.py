@@ -42,7 +42,7 @@ def test_the_issue_call_audits_the_two_datasets_as_add_remove():
     result = dpaudit.audit(f, epsilon=1.0, pair=([1, 0, 1], [1, 0, 1, 1]), seed=1, **BUDGET)
     assert result.verdict is dpaudit.auditor.Verdict.PASS
     assert sorted(result.pair, key=len) == [(1, 0, 1), (1, 0, 1, 1)]
-    assert result.neighbours == {
+    assert result.neighbours.as_dict() == {
         "relation": {"relation": "add-remove"},
         "source": "inferred",
         "statement": "add/remove one record (inferred from the pair: sizes 3 and 4, one record added)",
@@ -56,7 +56,7 @@ def test_a_broken_dataset_function_is_flagged_on_the_given_pair():
 
 def test_one_record_changed_is_replace():
     result = dpaudit.audit(f, epsilon=1.0, pair=([1, 0, 1], [1, 1, 1]), seed=3, **BUDGET)
-    assert result.neighbours["relation"] == Replace().as_dict() and result.neighbours["source"] == "inferred"
+    assert result.neighbours.relation == Replace().as_dict() and result.neighbours.source == "inferred"
     assert not result.violation
 
 
@@ -65,16 +65,16 @@ def test_two_numbers_are_query_values_at_their_distance():
         return np.rint((q + rng.laplace(0, 3.0, size=n)) / GRID) * GRID
 
     result = dpaudit.audit(noisy, epsilon=1.0, pair=(2, 5), seed=4, **BUDGET)
-    assert result.neighbours["relation"] == QueryDistance(3.0).as_dict()
-    assert "query values within ℓ1 distance 3 (inferred from the pair" in result.neighbours["statement"]
+    assert result.neighbours.relation == QueryDistance(3.0).as_dict()
+    assert "query values within ℓ1 distance 3 (inferred from the pair" in result.neighbours.statement
     assert not result.violation
 
 
 def test_a_pair_no_relation_explains_is_audited_as_given_and_says_so():
     # Sizes 2 and 3 but two records differ: the user's pair is audited, and the result says it is unchecked.
     result = dpaudit.audit(f, epsilon=1.0, pair=([1, 0], [1, 1, 1]), seed=5, **BUDGET)
-    assert result.neighbours["relation"] is None and result.neighbours["source"] == "unchecked"
-    assert result.neighbours["statement"].startswith("pair given, relation unchecked (sizes 2 and 3, 1 record(s) only")
+    assert result.neighbours.relation is None and result.neighbours.source == "unchecked"
+    assert result.neighbours.statement.startswith("pair given, relation unchecked (sizes 2 and 3, 1 record(s) only")
     assert result.violation  # the sums differ by 2: epsilon 2 on this pair, which the user called neighbours
 
 
@@ -83,14 +83,14 @@ def test_neighbours_by_name_or_object_is_checked_against_the_pair():
         with pytest.raises(NotNeighbouring, match="not replace-one neighbours"):
             dpaudit.audit(f, epsilon=1.0, pair=([1, 0, 1], [1, 0, 1, 1]), neighbours=relation, **BUDGET)
     result = dpaudit.audit(f, epsilon=1.0, pair=([1, 0, 1], [1, 0, 1, 1]), neighbours="add-remove", seed=6, **BUDGET)
-    assert result.neighbours["source"] == "given" and result.neighbours["statement"] == "add/remove one record (given)"
+    assert result.neighbours.source == "given" and result.neighbours.statement == "add/remove one record (given)"
     with pytest.raises(InvalidArgument, match="neighbours='nope' must be add-remove"):
         dpaudit.audit(f, epsilon=1.0, pair=([1], []), neighbours="nope")
 
 
 def test_data_starts_the_pair_search_on_datasets_like_it():
     result = dpaudit.audit(half_noise, epsilon=1.0, data=[1, 0, 1], seed=7, **BUDGET)
-    assert result.neighbours["relation"] == AddRemove().as_dict() and result.neighbours["source"] == "default"
+    assert result.neighbours.relation == AddRemove().as_dict() and result.neighbours.source == "default"
     assert result.pairs_screened > 1 and result.violation
     a, b = result.pair
     assert abs(len(a) - len(b)) == 1 and set(a) | set(b) <= {0, 1}
@@ -103,7 +103,7 @@ def test_data_keeps_the_users_array_type():
 
     result = dpaudit.audit(mean_count, epsilon=1.0, data=np.array([0.0, 1.0, 1.0]), neighbours=Replace(), seed=9,
                            **BUDGET)
-    assert result.neighbours["source"] == "given" and not result.violation
+    assert result.neighbours.source == "given" and not result.violation
 
 
 def test_a_search_that_cannot_start_says_which_argument_to_give():
@@ -125,8 +125,8 @@ def test_the_same_input_twice_or_a_pair_with_data_is_refused():
 
 def test_a_mechanism_keeps_its_own_relation_and_the_result_says_so():
     result = dpaudit.audit("laplace", pair=([1, 0], [1, 0, 1]), seed=10, **BUDGET)
-    assert result.neighbours["source"] == "mechanism"
-    assert result.neighbours["statement"] == "add/remove one record (the mechanism's own relation)"
+    assert result.neighbours.source == "mechanism"
+    assert result.neighbours.statement == "add/remove one record (the mechanism's own relation)"
     with pytest.raises(NotNeighbouring):  # its relation is checked: the pair must satisfy it
         dpaudit.audit("laplace", pair=([1, 0], [1, 1, 1]), **BUDGET)
 

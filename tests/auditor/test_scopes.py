@@ -37,12 +37,12 @@ def test_a_float_leak_is_decided_by_the_implementation_bound_and_the_algorithm_i
     mechanism = dpaudit.get("laplace-numpy")
     result = audit(mechanism, pair=mechanism.pairs[0], samples=20_000, seed=1, executor="in-process")
     scopes = result.bounds_by_scope
-    assert result.verdict is Verdict.VIOLATION and scopes["decided_by"] == "implementation"
-    assert scopes["candidates"] == len(result.candidates) == 2
-    implementation, algorithmic = scopes["implementation"], scopes["algorithmic"]
-    assert implementation["family"] == "float-support" and implementation["epsilon_lower_bound"] == result.epsilon_lower_bound
-    assert algorithmic["family"] not in ("lattice", "float-support", "correlated-noise")
-    assert 0.9 < algorithmic["verdict_epsilon_lower_bound"] <= algorithmic["epsilon_lower_bound"] <= 1.0
+    assert result.verdict is Verdict.VIOLATION and scopes.decided_by == "implementation"
+    assert scopes.candidates == len(result.candidates) == 2
+    implementation, algorithmic = scopes.implementation, scopes.algorithmic
+    assert implementation.family == "float-support" and implementation.epsilon_lower_bound == result.epsilon_lower_bound
+    assert algorithmic.family not in ("lattice", "float-support", "correlated-noise")
+    assert 0.9 < algorithmic.verdict_epsilon_lower_bound <= algorithmic.epsilon_lower_bound <= 1.0
     assert "decided by the implementation bound" in result.reason
     assert AuditResult.from_dict(json.loads(json.dumps(result.as_dict()))) == result
 
@@ -57,14 +57,14 @@ def test_an_algorithmic_flaw_behind_a_float_leak_is_decided_by_the_algorithmic_b
     # at 2 x 10^4, sd of the threshold log-ratio ~0.02), whatever the lattice events add.
     result = audit(_halved_scale, epsilon=1.0, pair=(0.0, 1.0), samples=20_000, seed=1, executor="in-process")
     scopes = result.bounds_by_scope
-    assert result.verdict is Verdict.VIOLATION and scopes["decided_by"] == "algorithmic"
-    assert 1.5 < scopes["algorithmic"]["verdict_epsilon_lower_bound"] <= 2.0
+    assert result.verdict is Verdict.VIOLATION and scopes.decided_by == "algorithmic"
+    assert 1.5 < scopes.algorithmic.verdict_epsilon_lower_bound <= 2.0
     assert "decided by the algorithmic bound" in result.reason
 
 
 def test_no_leak_family_no_scopes():
     result = audit("laplace-numpy", samples=5_000, seed=1, checks=None, executor="in-process")
-    assert result.bounds_by_scope == {} and all(c.family not in ("lattice", "float-support") for c in result.candidates)
+    assert result.bounds_by_scope is None and all(c.family not in ("lattice", "float-support") for c in result.candidates)
 
 
 def test_the_cli_prints_both_bounds():
@@ -85,6 +85,6 @@ def test_a_side_channel_event_is_of_the_implementation_not_the_algorithm():
     result = dpaudit.audit("geometric-by-trials", samples=2000, seed=1, executor="in-process")
     assert result.violation
     scopes = result.bounds_by_scope
-    assert scopes["decided_by"] == "implementation", scopes
-    algorithmic = scopes["algorithmic"]
-    assert algorithmic is None or algorithmic["verdict_epsilon_lower_bound"] <= result.claim.epsilon
+    assert scopes.decided_by == "implementation", scopes
+    algorithmic = scopes.algorithmic
+    assert algorithmic is None or algorithmic.verdict_epsilon_lower_bound <= result.claim.epsilon

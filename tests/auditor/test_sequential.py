@@ -90,29 +90,29 @@ def test_running_maximum_over_looks_keeps_the_confidence(method, p_a, confidence
 def test_blatant_violation_stops_at_the_first_look():
     result = audit(fixtures.laplace(1.0, scale_factor=0.5), pair=(0.0, 1.0), samples=100_000, seed=2)
     assert result.verdict is Verdict.VIOLATION
-    assert result.stopping["stopped_at"] == 1 and result.stopping["reason"] == "violation"
-    assert result.stopping["samples_used"] == 6_250 and result.stopping["fraction_used"] <= 0.1
+    assert result.stopping.stopped_at == 1 and result.stopping.reason == "violation"
+    assert result.stopping.samples_used == 6_250 and result.stopping.fraction_used <= 0.1
     assert abs(result.sample_sizes[0] - 6_250) < 6 * math.sqrt(6_250)
     assert any("stopped at look 1 of 5 " in note for note in result.notes)
 
 
 def test_mechanism_well_inside_its_claim_stops_for_futility_and_one_at_it_does_not():
     inside = audit(fixtures.laplace(1.0), pair=(0.0, 1.0), samples=100_000, seed=3, epsilon=2.0)
-    assert inside.verdict is Verdict.PASS and inside.stopping["reason"] == "futility"
-    assert inside.stopping["stopped_at"] < 5
+    assert inside.verdict is Verdict.PASS and inside.stopping.reason == "futility"
+    assert inside.stopping.stopped_at < 5
     at_claim = audit(fixtures.laplace(1.0), pair=(0.0, 1.0), samples=100_000, seed=3)
-    assert at_claim.stopping["reason"] == "budget" and at_claim.stopping["stopped_at"] == 5
+    assert at_claim.stopping.reason == "budget" and at_claim.stopping.stopped_at == 5
 
 
 def test_support_mismatch_keeps_sampling_to_raise_its_cap():
     result = audit(fixtures.one_sided(), samples=50_000, seed=3)
     assert result.verdict is Verdict.VIOLATION and result.support_mismatch
-    assert result.stopping["decided_at"] == 1 and result.stopping["stopped_at"] == 5
+    assert result.stopping.decided_at == 1 and result.stopping.stopped_at == 5
 
 
 def test_early_stopping_off_is_one_look():
     result = audit(fixtures.laplace(1.0, scale_factor=0.5), pair=(0.0, 1.0), samples=20_000, seed=2,
                    early_stopping=False)
-    assert result.stopping["looks"] == [20_000] and result.stopping["stopped_at"] == 1
+    assert result.stopping.looks == [20_000] and result.stopping.stopped_at == 1
     assert not any("early stopping" in note for note in result.notes)
     assert result.claim == PureDP(1.0)

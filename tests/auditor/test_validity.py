@@ -74,8 +74,8 @@ def test_an_estimate_just_above_a_tight_claim_is_not_a_violation():
     assert "not significant" in result.reason and "1.023" in result.reason and "0.9625" in result.reason
     assert "at the verdict's confidence 0.999 epsilon >= 0.9625 <= claimed 1" in result.summary()
     stopping = result.stopping
-    assert stopping["planned_looks"] == 3 and stopping["stopped_at"] == 5 and stopping["samples_used"] == 4 * SAMPLES
-    assert "after extending beyond the planned budget" in stopping["reason"]
+    assert stopping.planned_looks == 3 and stopping.stopped_at == 5 and stopping.samples_used == 4 * SAMPLES
+    assert "after extending beyond the planned budget" in stopping.reason
     # The same counts judged at the estimate's level are the bare violation the two levels avoid.
     old = audit(fixtures.geometric(1.0), pair=(0, 1), samples=SAMPLES, seed=TIGHT_SEED, executor="in-process",
                 verdict_confidence=0.95)
@@ -100,4 +100,4 @@ def test_power_is_kept_on_a_gallery_entry_at_the_default_budget():
     result = audit(mechanism, pair=mechanism.pairs[0], samples=DEFAULT_SAMPLES, seed=1, executor="in-process")
     assert result.verdict is Verdict.VIOLATION and result.decided_by == "bound"
     assert result.claim.epsilon < result.verdict_epsilon_lower_bound <= result.epsilon_lower_bound <= 0.25
-    assert result.stopping["decided_at"] == result.stopping["stopped_at"] < len(result.stopping["looks"])
+    assert result.stopping.decided_at == result.stopping.stopped_at < len(result.stopping.looks)

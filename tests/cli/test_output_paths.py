@@ -133,13 +133,13 @@ def test_a_checkpoint_whose_folder_vanishes_moves_and_the_audit_finishes(tmp_pat
 
     monkeypatch.setattr(Checkpoint, "set_search", remove_the_folder_then_save)
     result = dpaudit.audit("laplace", samples=20_000, seed=5, checkpoint=folder / "ck.json", executor="in-process")
-    moved = Path(result.run["checkpoint"])
+    moved = Path(result.run.checkpoint)
     assert moved != folder / "ck.json" and moved.is_file()
     assert any(f"its finished chunks are kept in {moved}" in note for note in result.notes)
     monkeypatch.undo()
     # The moved file is a working checkpoint: the same audit resumes from it and agrees.
     again = dpaudit.audit("laplace", samples=20_000, seed=5, checkpoint=moved, executor="in-process")
-    assert again.run["resumed_chunks"] > 0
+    assert again.run.resumed_chunks > 0
     assert again.epsilon_lower_bound == result.epsilon_lower_bound
     moved.unlink()
 

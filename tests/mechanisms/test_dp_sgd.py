@@ -97,7 +97,7 @@ def test_a_plain_training_function_with_a_canary_relation():
         executor="in-process",
     )
     assert result.verdict.value == "pass"
-    assert "canary" in result.neighbours["statement"]
+    assert "canary" in result.neighbours.statement
     assert 0.5 < result.epsilon_lower_bound <= epsilon
 
 

@@ -75,11 +75,11 @@ def test_both_levels_and_both_scopes_are_rendered():
     # The default levels (estimate 0.95, verdict 0.999) on a float entry: the verdict's bound and the
     # implementation and algorithmic bounds each get a row, in Markdown and HTML alike.
     result = audit(FLOAT_FLAWED, samples=SMALL["samples"], seed=SMALL["seed"], executor="in-process")
-    assert result.bounds_by_scope["decided_by"] == "implementation"
+    assert result.bounds_by_scope.decided_by == "implementation"
     document = report_from_audit(result, FLOAT_FLAWED, plots=False, env=FIXED_ENVIRONMENT)
     markdown, page = render(document, "markdown"), render(document, "html")
     decisive = f"{result.verdict_epsilon_lower_bound:.4g}"
-    algorithmic = f"{result.bounds_by_scope['algorithmic']['epsilon_lower_bound']:.4g}"
+    algorithmic = f"{result.bounds_by_scope.algorithmic.epsilon_lower_bound:.4g}"
     assert "| verdict's bound | ε ≥ " + decisive + " at confidence 0.999" in markdown
     assert "| implementation bound |" in markdown and "**decided the verdict**" in markdown
     assert "| algorithmic bound | ε ≥ " + algorithmic + " at 0.95" in markdown

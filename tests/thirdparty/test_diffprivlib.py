@@ -52,7 +52,7 @@ def test_float_release_is_flagged(mechanism):
     assert result.violation, result.reason
     assert result.support_mismatch and result.hits[1] == 0
     assert result.epsilon_lower_bound > 2.0
-    assert any(f["check"] == "lattice" for f in result.findings)
+    assert any(f.check == "lattice" for f in result.findings)
     assert result.reproducible
 
 

@@ -90,8 +90,8 @@ def test_laplace_passes_through_the_batched_call(kind):
     assert not result.violation, result.reason
     assert result.epsilon_lower_bound > 0.5
     # n draws went through OpenDP's composition of 2^j copies, and the time per draw is reported.
-    assert result.run["batching"].startswith("n draws in at most log2(n) + 1 OpenDP calls")
-    assert result.run["draws"] >= 4 * 10_000 * 0.9
+    assert result.run.batching.startswith("n draws in at most log2(n) + 1 OpenDP calls")
+    assert result.run.draws >= 4 * 10_000 * 0.9
     assert 0 < result.seconds_per_draw < 0.01
     # OpenDP cannot be seeded: the result says so.
     assert result.reproducible is False and "draws its own randomness" in result.reproducibility

@@ -31,7 +31,7 @@ import numpy as np
 from ...claims import CURVE_KINDS, ApproxDP, Claim, PureDP
 from .empirical import ALPHA_GRID, EmpiricalCurve, binary_renyi
 
-__all__ = ["EPSILON_GRID", "WORKING_DELTA", "CurveCheck", "check_curve_claim", "is_curve_claim", "working_point"]
+__all__ = ["EPSILON_GRID", "WORKING_DELTA", "CurveTest", "check_curve_claim", "is_curve_claim", "working_point"]
 
 WORKING_DELTA = 1e-5
 EPSILON_GRID = 256
@@ -56,7 +56,7 @@ def working_point(claim: Claim) -> ApproxDP | PureDP:
 
 
 @dataclass(frozen=True)
-class CurveCheck:
+class CurveTest:
     """The outcome of :func:`check_curve_claim` at one level: whether the claim is refuted, and where.
 
     ``witness`` names the event and its orientation, the test that refutes (``"curve point"``,
@@ -148,7 +148,7 @@ def _renyi(claim: Any, curve: EmpiricalCurve, lower: np.ndarray, upper: np.ndarr
             "divergence_lower_bound": float(divergence[i, j])}
 
 
-def check_curve_claim(claim: Claim, curve: EmpiricalCurve, verdict: bool) -> CurveCheck:
+def check_curve_claim(claim: Claim, curve: EmpiricalCurve, verdict: bool) -> CurveTest:
     """Whether the empirical curve refutes the curve ``claim`` (on the verdict's bounds when ``verdict``)."""
     lower, upper = curve.bounds(verdict)
     found = _curve_point(claim, curve, lower, upper)
@@ -156,4 +156,4 @@ def check_curve_claim(claim: Claim, curve: EmpiricalCurve, verdict: bool) -> Cur
         found = _gdp(claim, curve, lower, upper)
     if found is None and claim.kind in ("zcdp", "renyi"):
         found = _renyi(claim, curve, lower, upper)
-    return CurveCheck(found is not None, found)
+    return CurveTest(found is not None, found)

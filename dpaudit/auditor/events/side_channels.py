@@ -47,6 +47,7 @@ import numpy as np
 from ...errors import MechanismError
 from ...mechanisms.base import Mechanism
 from ...mechanisms.outputs import SHAPE_HINT
+from ..records import SideChannelFinding
 
 __all__ = [
     "DRAWS_KEY",
@@ -323,7 +324,7 @@ def _example(event: Any, rows: np.ndarray, coding: Any) -> dict[str, Any] | None
 
 
 def side_channel_findings(measured: list[Any], claim: Any, confidence: float, draws: Any,
-                          channels: tuple[str, ...]) -> list[dict]:
+                          channels: tuple[str, ...]) -> list[SideChannelFinding]:
     """One finding per verified event that reads a side channel and whose verified bound exceeds the claim.
 
     ``draws`` is the audit's :class:`~dpaudit.auditor.run.sampling.Draws`: its coding names the columns, and
@@ -359,7 +360,7 @@ def side_channel_findings(measured: list[Any], claim: Any, confidence: float, dr
                 f"verification samples")
         shown = "" if example is None else f"; a run of M(a) in S: {example}"
         what = " and ".join({"draw-count": "the number of random draws", "wall-time": "the wall time"}[c] for c in read)
-        findings.append(plain({
+        findings.append(SideChannelFinding.from_dict(plain({
             "check": read[0],
             "verdict": "violation",
             "side_channel": True,
@@ -375,7 +376,7 @@ def side_channel_findings(measured: list[Any], claim: Any, confidence: float, dr
                        f"(Jin, McMurtry, Rubinstein & Ohrimenko 2022): {seen}{shown}; verified epsilon >= "
                        f"{m.bound:.3f} > claimed {claim.epsilon:g} at confidence {confidence:g}"
                        f"{', capped by the sample size' if mismatch else ''}"),
-        }))
+        })))
     return findings
 
 
@@ -392,7 +393,8 @@ def readable(result: Any) -> Any:
         return re.sub(rf"'({_COLUMN})': ", r"\1: ", value)
 
     candidates = tuple(dataclasses.replace(c, event=text(c.event)) for c in result.candidates)
-    findings = tuple({**f, **{k: text(f[k]) for k in ("event", "reason") if isinstance(f.get(k), str)}}
+    findings = tuple(dataclasses.replace(f, **{k: text(getattr(f, k)) for k in ("event", "reason")
+                                               if isinstance(getattr(f, k, None), str)})
                      for f in result.findings)
     return dataclasses.replace(result, event=text(result.event), reason=text(result.reason), candidates=candidates,
                                findings=findings)

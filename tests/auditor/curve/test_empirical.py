@@ -148,8 +148,8 @@ def test_an_over_claimed_curve_is_flagged_with_the_point_where_it_fails(claim, t
     result = _audit(claim)
     assert result.verdict is Verdict.VIOLATION, result.reason
     assert result.decided_by == "curve"
-    assert result.curve_check["refuted"] and result.curve_check["estimate_refutes"]
-    witness = result.curve_check["witness"]
+    assert result.curve_check.refuted and result.curve_check.estimate_refutes
+    witness = result.curve_check.witness
     assert witness["test"] == test
     assert witness["delta_lower_bound"] > witness["claimed_delta"]
     assert witness["delta_lower_bound"] <= result.curve.delta_lower_bound(witness["epsilon"], verdict=True) + 1e-15
@@ -193,4 +193,4 @@ def test_catalogue_curve_entries_are_decided_on_their_curve(name, flawed):
     assert result.claim == mechanism.claim
     assert (result.verdict is Verdict.VIOLATION) == flawed, result.reason
     if flawed:
-        assert result.decided_by == "curve" and result.curve_check["witness"]["event"]
+        assert result.decided_by == "curve" and result.curve_check.witness["event"]

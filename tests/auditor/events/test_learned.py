@@ -116,7 +116,7 @@ def test_an_audit_resumed_from_its_checkpoint_verifies_the_same_learned_event(tm
     stored = json.loads((tmp_path / "audit.ckpt").read_text())["search"]
     assert stored["events"][0]["spec"]["type"] == "learned"
     resumed = audit(svt_no_cutoff(0.1), **kwargs)  # the search comes from the file, the counts too
-    assert resumed.run["resumed_chunks"] > 0
+    assert resumed.run.resumed_chunks > 0
     assert resumed.event_spec == first.event_spec and resumed.hits == first.hits
     assert resumed.epsilon_lower_bound == first.epsilon_lower_bound
 

@@ -24,6 +24,7 @@ from dpaudit.auditor.events.side_channels import (
     observed,
     with_side_channels,
 )
+from dpaudit.auditor.records import SideChannelFinding
 from dpaudit.errors import InvalidArgument, MechanismError
 
 STRICT = 1 - 1e-6  # a correct mechanism is flagged with probability at most 1e-6 per audit
@@ -162,8 +163,8 @@ def test_rejection_sampler_is_flagged_through_its_draw_count_in_100_runs():
     assert result.verdict is Verdict.VIOLATION and result.support_mismatch
     assert result.epsilon_lower_bound > 1.5 > 2 * math.log(2)
     finding = result.findings[0]
-    assert finding["check"] == "draw-count" and finding["side_channel"] and finding["hits"][1] == 0
-    example = finding["example"]
+    assert finding.check == "draw-count" and finding.side_channel and finding.hits[1] == 0
+    example = finding.example
     q_a, q_b = 2, 3
     # the example is a run of M(a): consistent with q_a, impossible under q_b (parity of the draw count)
     assert (example["draws"] - 2 - abs(example["output"] - q_a)) % 2 == 0
@@ -259,7 +260,7 @@ def test_wall_time_is_recorded_only_when_asked_for_and_sees_a_sleep(monkeypatch)
     assert "wall-time" not in default.checks and default.verdict is not Verdict.VIOLATION
     timed = audit(_slow_when_one, epsilon=2.0, pair=(0, 1), samples=200, seed=1, executor="in-process",
                   checks=("draw-count", "wall-time"))
-    assert timed.verdict is Verdict.VIOLATION and timed.findings[0]["check"] == "wall-time"
+    assert timed.verdict is Verdict.VIOLATION and timed.findings[0].check == "wall-time"
     assert "wall_ns" in timed.event
 
 
@@ -288,4 +289,4 @@ def test_a_leak_in_the_output_is_not_called_a_side_channel():
     run is constant, so whatever event is verified, no side-channel finding is made."""
     result = audit(_rr_too_truthful, epsilon=0.5, pair=(1, 0), samples=2_000, seed=1, executor="in-process")
     assert result.verdict is Verdict.VIOLATION and "draw-count" in result.checks
-    assert not [f for f in result.findings if f.get("side_channel")]
+    assert not [f for f in result.findings if isinstance(f, SideChannelFinding)]

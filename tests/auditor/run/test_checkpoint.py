@@ -74,7 +74,7 @@ def _small(tmp_path, **overrides):
 def test_completed_checkpoint_reproduces_without_drawing(tmp_path):
     first = _small(tmp_path)
     again = _small(tmp_path)
-    assert again.run["resumed_chunks"] > 0 and again.mechanism_s < first.mechanism_s
+    assert again.run.resumed_chunks > 0 and again.mechanism_s < first.mechanism_s
     assert replace(again, elapsed_s=0.0, mechanism_s=0.0, run={}) == replace(first, elapsed_s=0.0, mechanism_s=0.0, run={})
 
 

@@ -76,7 +76,7 @@ def test_unshippable_mechanism_runs_in_process_with_a_note():
     ref, note = ship(mechanism, mechanism)
     assert ref is None and "cannot be shipped" in note and "catalogue name" in note
     pooled = audit(mechanism, pair=(0.0, 1.0), samples=2_000, seed=4, executor="process-pool", workers=2)
-    assert "cannot be shipped" in pooled.run["note"]
+    assert "cannot be shipped" in pooled.run.note
     assert _evidence(pooled) == _evidence(audit(mechanism, pair=(0.0, 1.0), samples=2_000, seed=4, executor="in-process"))
 
 
@@ -92,7 +92,7 @@ def test_process_pool_result_is_bit_identical():
     kwargs = dict(samples=30_000, seed=21)
     local = audit("svt-lyu-4", executor="in-process", **kwargs)
     pooled = audit("svt-lyu-4", executor="process-pool", workers=2, **kwargs)
-    assert pooled.run["executor"] == "process-pool" and pooled.run["workers"] == 2
+    assert pooled.run.executor == "process-pool" and pooled.run.workers == 2
     assert _evidence(pooled) == _evidence(local)
 
 
@@ -101,12 +101,12 @@ def test_threads_result_is_bit_identical_and_auto_uses_them_for_thread_safe_mech
     local = audit("laplace", executor="in-process", **kwargs)
     threaded = audit("laplace", executor="threads", workers=2, **kwargs)
     automatic = audit("laplace", executor="auto", workers=2, **kwargs)
-    assert threaded.run["executor"] == "threads" and automatic.run["executor"] == "auto (threads)"
+    assert threaded.run.executor == "threads" and automatic.run.executor == "auto (threads)"
     assert _evidence(threaded) == _evidence(local) == _evidence(automatic)
     assert dpaudit.get("laplace").thread_safe  # every catalogue entry is marked
     plain = dpaudit.Mechanism.from_callable(lambda q, n, rng: q + rng.laplace(0.0, 1.0, n), claim=PureDP(1.0))
     assert not plain.thread_safe and not replace(dpaudit.get("laplace"), sampler=plain.sampler).thread_safe
-    assert audit(plain, pair=(0.0, 1.0), executor="auto", workers=2, **kwargs).run["executor"] == "auto (in process)"
+    assert audit(plain, pair=(0.0, 1.0), executor="auto", workers=2, **kwargs).run.executor == "auto (in process)"
 
 
 def test_dask_local_cluster_result_is_bit_identical():
@@ -119,7 +119,7 @@ def test_dask_local_cluster_result_is_bit_identical():
     ) as cluster:
         address = cluster.scheduler_address.removeprefix("tcp://")
         remote = audit("laplace-vector", executor=f"dask://{address}", **kwargs)
-    assert remote.run["executor"] == f"dask://{address}"
+    assert remote.run.executor == f"dask://{address}"
     assert _evidence(remote) == _evidence(local)
 
 

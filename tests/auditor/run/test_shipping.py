@@ -31,7 +31,7 @@ def noisy(q, n, rng):
 pooled = dpaudit.audit(noisy, epsilon=1.0, samples=4_000, seed=3, executor={executor!r}, workers=2)
 local = dpaudit.audit(noisy, epsilon=1.0, samples=4_000, seed=3, executor="in-process")
 print("same:", pooled.epsilon_lower_bound == local.epsilon_lower_bound and pooled.hits == local.hits)
-print("note:", pooled.run["note"])
+print("note:", pooled.run.note)
 """
 
 
@@ -63,7 +63,7 @@ def test_dask_local_from_stdin_falls_back_to_threads_for_a_thread_safe_entry():
     script = textwrap.dedent("""
         import dpaudit
         result = dpaudit.audit("laplace", samples=4_000, seed=3, executor="dask-local", workers=2)
-        print("note:", result.run["note"])
+        print("note:", result.run.note)
     """)
     out = _lines(_python("-", stdin=script))
     assert out["note"].endswith("cannot run again; the chunks ran in threads")

@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from ...records import LeakEventFinding, SensitivityFinding
+
 __all__ = [
     "ALL_CHECKS",
     "DEFAULT_CHECKS",
@@ -261,7 +263,8 @@ def certifies(measured: Any, claim: Any) -> bool:
     return proved and measured.hits[0] > 0 and measured.hits[1] == 0
 
 
-def leak_findings(measured: list[Any], claim: Any, confidence: float, verdict_confidence: float | None = None) -> list[dict]:
+def leak_findings(measured: list[Any], claim: Any, confidence: float,
+                  verdict_confidence: float | None = None) -> list[LeakEventFinding]:
     """One finding per verified leak-family event that refutes the claim on its own.
 
     An event refutes when its bound at the verdict's level (``verdict_confidence``, default
@@ -292,7 +295,7 @@ def leak_findings(measured: list[Any], claim: Any, confidence: float, verdict_co
         else:
             decision = (f"{m.hits[0]} fresh output(s) of M(a) in S decide it without a bound (the verified epsilon "
                         f">= {m.bound:.3f} at {confidence:g} is only the sample size's cap)")
-        findings.append(plain({
+        findings.append(LeakEventFinding.from_dict(plain({
             "check": family,
             "verdict": "violation",
             "event": m.scored.event.describe(),
@@ -308,11 +311,11 @@ def leak_findings(measured: list[Any], claim: Any, confidence: float, verdict_co
             "proven_empty": proved and mismatch,
             **({} if witness is None else {"witness": {"output": witness, "output_hex": witness.hex(), "under": m.pair[0]}}),
             "reason": f"{'support mismatch: ' if mismatch else ''}{why}{certificate_text}; {decision}",
-        }))
+        })))
     return findings
 
 
-def sensitivity_finding(mechanism: Any) -> tuple[dict | None, str | None]:
+def sensitivity_finding(mechanism: Any) -> tuple[SensitivityFinding | None, str | None]:
     """The sensitivity check's finding (or None) and a note when it does not apply."""
     from ....neighbours import AddRemove, Replace
     from ...result import plain
@@ -324,7 +327,7 @@ def sensitivity_finding(mechanism: Any) -> tuple[dict | None, str | None]:
     result = falsify_sensitivity(mechanism)
     if not result.flagged:
         return None, None
-    return plain({
+    return SensitivityFinding.from_dict(plain({
         "check": "sensitivity",
         "verdict": "violation",
         "pair": list(result.pair),
@@ -335,4 +338,4 @@ def sensitivity_finding(mechanism: Any) -> tuple[dict | None, str | None]:
                    f"sensitivity {result.declared_sensitivity:g}: noise calibrated to the declared sensitivity protects "
                    f"this pair only at {result.ratio:.6g} times the claimed epsilon (Dwork & Roth 2014, Thm. 3.6 read "
                    f"backwards); {result.reason}"),
-    }), None
+    })), None

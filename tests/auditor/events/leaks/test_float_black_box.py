@@ -115,17 +115,17 @@ def test_raw_float_dataset_functions_are_flagged_at_8(name):
     function, relation, pair, true_queries = LEAKY[name]
     result = _audit(function, relation, pair, samples=10**5, seed=3)
     assert result.verdict.value == "violation" and result.epsilon_lower_bound >= 8, result.reason
-    finding = max(result.findings, key=lambda f: f["epsilon_lower_bound"])
-    assert finding["check"] == "float-support" and finding["support_mismatch"], finding
-    assert not finding["proven_empty"]  # estimated centre and noise: observed, never proved
-    assert "observed, not proved" in finding["reason"] and "numpy-laplace" in finding["event"]
+    finding = max(result.findings, key=lambda f: f.epsilon_lower_bound)
+    assert finding.check == "float-support" and finding.support_mismatch, finding
+    assert not finding.proven_empty  # estimated centre and noise: observed, never proved
+    assert "observed, not proved" in finding.reason and "numpy-laplace" in finding.event
     # The witness really is out of reach of the true query value of the other input (checked with the
     # true q and numpy's noise, which the auditor never saw): the finding is true, not only verified.
     spec = result.event_spec
     q_a, q_b = true_queries if spec["query"] == float(true_queries[1]) else true_queries[::-1]
     noise = KNOWN_NOISES[spec["model"][0]](float.fromhex(spec["model"][1]))
-    witness = np.array([float.fromhex(finding["witness"]["output_hex"])])
-    assert float.fromhex(finding["witness"]["output_hex"]) == finding["witness"]["output"]
+    witness = np.array([float.fromhex(finding.witness["output_hex"])])
+    assert float.fromhex(finding.witness["output_hex"]) == finding.witness["output"]
     assert spec["query"] == q_b and not support_match(noise, witness, q_b).consistent.any()
     assert support_match(noise, witness, q_a).consistent.all()
     if name == "histogram":
@@ -137,8 +137,8 @@ def test_the_lattice_alone_flags_the_sum_on_estimated_centres():
     result = _audit(raw_sum, AddRemove(), ADD, samples=10**5, seed=3, checks=("lattice",))
     finding = result.findings[0]
     assert result.verdict.value == "violation" and result.epsilon_lower_bound > 6, result.reason
-    assert finding["event"] == "output is fl(3.0 + n) for no double n" and not finding["proven_empty"]
-    witness = float.fromhex(finding["witness"]["output_hex"])
+    assert finding.event == "output is fl(3.0 + n) for no double n" and not finding.proven_empty
+    witness = float.fromhex(finding.witness["output_hex"])
     assert NotReachableFrom(3.0).contains(np.array([witness])).all()  # exact test (tests/auditor/events/leaks/test_lattice.py)
 
 
@@ -150,7 +150,7 @@ def test_snapped_and_integer_twins_pass_over_20_seeds(name):
     for seed in range(20):
         result = _audit(function, relation, pair, samples=10**4, seed=seed, confidence=1 - 1e-6)
         assert result.verdict.value != "violation", (seed, result.reason)
-        assert not {"lattice", "float-support"} & {f["check"] for f in result.findings}, seed
+        assert not {"lattice", "float-support"} & {f.check for f in result.findings}, seed
         assert not {"lattice", "float-support"} & {v.family for v in result.candidates}, seed
         assert any(note.startswith("float-support check skipped: the mechanism does not expose") for note in result.notes)
 
@@ -164,5 +164,5 @@ def test_readme_raw_float_example_is_flagged_as_it_says():
     exec(compile(tour, "README.md", "exec"), namespace)  # the README's own code, as a user runs it
     found = namespace["found"]
     assert found.verdict.value == "violation" and found.epsilon_lower_bound >= 9, found.reason
-    witness = found.findings[0]["witness"]
+    witness = found.findings[0].witness
     assert float.fromhex(witness["output_hex"]) == witness["output"]

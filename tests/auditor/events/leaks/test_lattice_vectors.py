@@ -43,13 +43,13 @@ def _mechanism(name: str, sampler) -> Mechanism:
 def test_float_histogram_is_flagged_on_the_changed_bin(check):
     mechanism = dpaudit.get("laplace-histogram-numpy")
     result = dpaudit.audit(mechanism, samples=20_000, seed=5, executor="in-process", checks=(check,))
-    found = [f for f in result.findings if f["check"] == check]
+    found = [f for f in result.findings if f.check == check]
     assert result.verdict.value == "violation" and found, result.reason
     finding = found[0]
-    assert finding["proven_empty"] and finding["epsilon_lower_bound"] > 5
+    assert finding.proven_empty and finding.epsilon_lower_bound > 5
     coordinate = result.event_spec["coordinate"]
-    q_a, q_b = (float(mechanism.query(data)[coordinate]) for data in finding["pair"])
-    witness = np.array([float.fromhex(finding["witness"]["output_hex"])])
+    q_a, q_b = (float(mechanism.query(data)[coordinate]) for data in finding.pair)
+    witness = np.array([float.fromhex(finding.witness["output_hex"])])
     assert q_a != q_b and result.event.startswith(f"output[{coordinate}]: ")
     if check == "lattice":
         assert not reachable_by_brute_force(witness[0], q_b)
@@ -65,5 +65,5 @@ def test_exact_vector_mechanisms_give_no_lattice_finding(kind, seed):
     mechanism = dpaudit.get(kind) if kind == "laplace-vector" else _mechanism(kind, discrete_histogram)
     pair = mechanism.pairs[0] if mechanism.pairs else ((0, 1, 2), (0, 1, 2, 3))
     result = dpaudit.audit(mechanism, pair=pair, samples=5_000, seed=seed, executor="in-process", checks=("lattice",))
-    assert not [f for f in result.findings if f["check"] == "lattice"]
+    assert not [f for f in result.findings if f.check == "lattice"]
     assert "lattice" not in {v.family for v in result.candidates}

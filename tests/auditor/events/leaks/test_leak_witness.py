@@ -38,17 +38,17 @@ def reachable_by_brute_force(y: float, q: float, width: int = 8) -> bool:
 def test_support_mismatch_comes_with_a_checkable_witness(name):
     mechanism = dpaudit.get(name)
     result = dpaudit.audit(mechanism, samples=20_000, seed=3, executor="in-process")
-    proven = [f for f in result.findings if f.get("proven_empty")]
+    proven = [f for f in result.findings if getattr(f, "proven_empty", False)]
     assert result.verdict.value == "violation" and proven, result.reason
     for finding in proven:
-        witness = finding["witness"]
+        witness = finding.witness
         y = float.fromhex(witness["output_hex"])
-        assert y == witness["output"] and witness["under"] == finding["pair"][0]
-        q_a, q_b = (float(mechanism.query(data)) for data in finding["pair"])
-        if finding["check"] == "lattice":
+        assert y == witness["output"] and witness["under"] == finding.pair[0]
+        q_a, q_b = (float(mechanism.query(data)) for data in finding.pair)
+        if finding.check == "lattice":
             assert not reachable_by_brute_force(y, q_b)
         else:  # float-support: the replay (tested against brute force in test_float_support.py)
-            assert finding["check"] == "float-support"
+            assert finding.check == "float-support"
             assert not support_match(mechanism.noise, np.array([y]), q_b).consistent.any()
         if mechanism.noise is not None:
             assert support_match(mechanism.noise, np.array([y]), q_a).consistent.all()
@@ -78,4 +78,4 @@ def test_box_muller_near_its_largest_claim_reaches_about_8_with_10_5_samples():
     result = dpaudit.audit(gaussian_box_muller(epsilon=0.99), samples=95_000, search_samples=5_000, seed=1,
                            executor="in-process")
     assert result.samples + result.search_samples <= 100_000
-    assert result.epsilon_lower_bound >= 7.9 and result.findings[0]["proven_empty"]
+    assert result.epsilon_lower_bound >= 7.9 and result.findings[0].proven_empty
