@@ -20,7 +20,7 @@ from dpaudit import (
     RenyiDP,
     ZeroConcentratedDP,
 )
-from dpaudit.claims import CLAIM_KINDS, CURVE_KINDS, claim_from_dict
+from dpaudit.claims import CLAIM_KINDS, CURVE_KINDS, claim_class, claim_from_dict
 from dpaudit.conversions import gdp_delta, zcdp_epsilon
 
 
@@ -167,3 +167,91 @@ def test_zcdp_of_the_gaussian_is_looser_than_its_exact_gdp(rho, delta):
     # 2022, Thm. 2.7) and rho-zCDP (Bun & Steinke 2016, Prop. 1.6): the zCDP conversion bounds the exact curve.
     exact = GaussianDP(math.sqrt(2 * rho)).to_approx(delta).epsilon
     assert exact <= ZeroConcentratedDP(rho).to_approx(delta).epsilon + 1e-9
+
+
+# --- what differs between the kinds: behaviours of the classes, not comparisons of ``kind`` -----------
+
+POINTS = [PureDP(1.0), ApproxDP(1.0, 1e-5), ProbabilisticDP(1.0, 1e-5)]
+CURVES = [ZeroConcentratedDP(0.5), RenyiDP((2, 4), (1.0, 2.0)), GaussianDP(1.0), PrivacyCurve((1.0, 2.0), (0.1, 0.0))]
+
+
+@pytest.mark.parametrize(
+    "claim, behaviour",
+    [
+        # is_curve, bounds_loss_per_output, closed_under_post_processing, bounds_renyi_divergence,
+        # bounds_trade_off_function
+        (POINTS[0], (False, False, True, False, False)),
+        (POINTS[1], (False, False, True, False, False)),
+        (POINTS[2], (False, True, False, False, False)),  # Meiser 2018, Def. 2 and Sect. 3
+        (CURVES[0], (True, False, True, True, False)),
+        (CURVES[1], (True, False, True, True, False)),
+        (CURVES[2], (True, False, True, False, True)),
+        (CURVES[3], (True, False, True, False, False)),
+    ],
+    ids=str,
+)
+def test_each_claim_states_what_its_definition_bounds(claim, behaviour):
+    assert (claim.is_curve, claim.bounds_loss_per_output, claim.closed_under_post_processing,
+            claim.bounds_renyi_divergence, claim.bounds_trade_off_function) == behaviour
+    assert claim_class(claim.kind) is type(claim) and claim.definition()
+
+
+def test_a_point_claim_states_delta_unless_pure_and_keeps_its_definition():
+    assert [c.states_delta for c in POINTS] == [False, True, True] and ApproxDP(1.0, 0.0).states_delta
+    assert PureDP(1.0).with_parameters(2.0, 0.0) == PureDP(2.0)
+    assert PureDP(1.0).with_parameters(2.0, 0.1) == ApproxDP(2.0, 0.1)
+    assert ProbabilisticDP(1.0, 0.1).with_parameters(2.0, 0.0) == ProbabilisticDP(2.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    "stronger, weaker, holds",
+    [
+        (PureDP(1.0), ApproxDP(1.0, 0.0), True),
+        (ApproxDP(1.0, 1e-5), PureDP(1.0), False),
+        (ProbabilisticDP(1.0, 1e-5), ApproxDP(1.0, 1e-5), True),  # Meiser 2018
+        (ApproxDP(1.0, 1e-5), ProbabilisticDP(1.0, 1e-5), False),
+        (PureDP(1.0), ZeroConcentratedDP(0.5), False),
+        (GaussianDP(1.0), ZeroConcentratedDP(0.5), True),  # mu-GDP implies (mu^2/2)-zCDP
+        (GaussianDP(1.0), RenyiDP((2, 4), (1.0, 2.0)), True),
+        (ZeroConcentratedDP(0.5), RenyiDP((2, 4), (1.0, 2.0)), True),
+        (ZeroConcentratedDP(0.5), RenyiDP(3, 1.0), False),
+        (RenyiDP((2, 4), (1.0, 2.0)), RenyiDP(2, 1.0), True),
+        (RenyiDP((2, 4), (1.0, 2.0)), RenyiDP(3, 9.0), False),  # no claim at order 3
+        (RenyiDP((2, 4), (1.0, 2.0)), ZeroConcentratedDP(9.0), False),
+        (ZeroConcentratedDP(0.5), ApproxDP(zcdp_epsilon(0.5, 1e-5), 1e-5), True),
+        (ZeroConcentratedDP(0.5), ApproxDP(1.0, 1e-5), False),
+        (ZeroConcentratedDP(0.5), ApproxDP(100.0, 0.0), False),
+        (GaussianDP(1.0), GaussianDP(1.0).curve((0.0, 1.0)), True),
+        (GaussianDP(1.1), GaussianDP(1.0).curve((0.0, 1.0)), False),
+        (PrivacyCurve((1.0, 2.0), (0.1, 0.0)), ApproxDP(2.0, 0.05), True),
+        (PrivacyCurve((1.0, 2.0), (0.1, 0.0)), PureDP(2.0), False),
+    ],
+    ids=str,
+)
+def test_implication_between_claims(stronger, weaker, holds):
+    assert stronger.implies(weaker) is holds
+
+
+def test_curve_claims_compare_through_their_conversion_and_give_a_working_point():
+    curve = PrivacyCurve((1.0, 2.0), (0.1, 0.001))
+    assert curve.working_point(1e-5) == ApproxDP(2.0, 0.001) and curve.working_point(0.1) == ApproxDP(1.0, 0.1)
+    with pytest.raises(InvalidArgument, match=r"delta=1.0 must lie in \[0, 1\)"):  # promises nothing anywhere
+        PrivacyCurve((1.0,), (1.0,)).working_point(1e-5)
+    assert ZeroConcentratedDP(0.5).working_point(1e-5) == ZeroConcentratedDP(0.5).to_approx(1e-5)
+    gdp = GaussianDP(1.0)
+    assert gdp.compares_through_conversion(ApproxDP(1.0, 1e-5)) and gdp.compares_through_conversion(curve)
+    assert not gdp.compares_through_conversion(ApproxDP(1.0, 0.0)) and not gdp.compares_through_conversion(gdp)
+    assert gdp.delta_excess(curve) == max(gdp_delta(1.0, e) - d for e, d in zip(curve.epsilon, curve.delta))
+    assert [c.conversion_is_exact for c in CURVES] == [False, False, True, True]
+
+
+def test_zcdp_and_rdp_bound_renyi_divergences_at_their_orders():
+    assert ZeroConcentratedDP(0.5).renyi_orders is None and ZeroConcentratedDP(0.5).renyi_bound(3.0) == 1.5
+    renyi = RenyiDP((2, 4), (1.0, 2.0))
+    assert renyi.renyi_orders == (2.0, 4.0) and renyi.renyi_bound(4.0) == 2.0 and renyi.renyi_bound(3.0) is None
+
+
+def test_claim_class_names_the_kinds():
+    assert [claim_class(kind).kind for kind in CLAIM_KINDS] == list(CLAIM_KINDS)
+    with pytest.raises(InvalidArgument, match="kind='f-dp' must be one of"):
+        claim_class("f-dp")
