@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import dpaudit
 from dpaudit import (
     ApproxDP,
     GaussianDP,
@@ -255,3 +258,103 @@ def test_claim_class_names_the_kinds():
     assert [claim_class(kind).kind for kind in CLAIM_KINDS] == list(CLAIM_KINDS)
     with pytest.raises(InvalidArgument, match="kind='f-dp' must be one of"):
         claim_class("f-dp")
+
+
+# Where ``kind`` may still be compared with a claim kind outside claims.py, and why: dpaudit/auditor/audit.py
+# is being rewritten, and its two comparisons go with it (their replacements: ``claim.bounds_loss_per_output``
+# and ``claim.states_delta``).  Delete an entry once its comparison is gone.
+KIND_COMPARISONS_LEFT = {
+    ("auditor/audit.py", "claim.kind == 'probabilistic'"),
+    ("auditor/audit.py", "claim.kind != 'pure'"),
+}
+
+
+def _kind_access(node: ast.AST) -> bool:
+    """``x.kind``, ``x["kind"]``, ``x.get("kind", ...)`` or ``getattr(x, "kind", ...)``."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "kind"
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and node.slice.value == "kind"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr":
+        name = node.args[1] if len(node.args) > 1 else None
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        name = node.args[0] if node.args else None
+    else:
+        return False
+    return isinstance(name, ast.Constant) and name.value == "kind"
+
+
+def _mentions_kind(node: ast.AST, derived: set[str]) -> bool:
+    """Whether ``node`` reads a ``kind`` or a name assigned from one (``kinds = {c.kind for c in claims}``)."""
+    return any(_kind_access(n) or (isinstance(n, ast.Name) and n.id in derived) for n in ast.walk(node))
+
+
+def _claim_kind_literal(node: ast.AST) -> bool:
+    """A claim kind ("pure", ..., "curve"), a tuple, list or set holding one, or CLAIM_KINDS / CURVE_KINDS."""
+    if isinstance(node, ast.Constant):
+        return node.value in CLAIM_KINDS
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return any(_claim_kind_literal(e) for e in node.elts)
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+    return name in ("CLAIM_KINDS", "CURVE_KINDS")
+
+
+def _claim_kind_table(node: ast.AST) -> bool:
+    """A dict display keyed by claim kinds (``{"zcdp": ..., "renyi": ...}``)."""
+    return isinstance(node, ast.Dict) and any(k is not None and _claim_kind_literal(k) for k in node.keys)
+
+
+def _kind_tables(node: ast.AST) -> set[str]:
+    """The names assigned a dict keyed by claim kinds (``_CONVERSION = {"zcdp": ..., ...}``)."""
+    return {t.id for n in ast.walk(node) if isinstance(n, ast.Assign) and _claim_kind_table(n.value)
+            for t in n.targets if isinstance(t, ast.Name)}
+
+
+def claim_kind_comparisons(source: str) -> set[str]:
+    """Comparisons of a ``kind`` with a claim kind or another ``kind``, and lookups by ``kind`` in a dict keyed by
+    claim kinds.  A ``kind`` compared with other words (an event feature's, a dtype's) is not one of them."""
+    tree = ast.parse(source)
+    tables = _kind_tables(tree)
+    found = set()
+    for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]:
+        derived = {x.id for n in ast.walk(scope) if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None
+                   and _mentions_kind(n.value, set())
+                   for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) for x in ast.walk(t)
+                   if isinstance(x, ast.Name)}
+        for n in ast.walk(scope):
+            if isinstance(n, ast.Compare):
+                operands = [n.left, *n.comparators]
+                if any(_mentions_kind(a, derived) and any(_claim_kind_literal(b) or _mentions_kind(b, derived)
+                                                          for b in operands if b is not a) for a in operands):
+                    found.add(ast.unparse(n))
+            elif isinstance(n, ast.Subscript) and _mentions_kind(n.slice, derived) and (
+                    (isinstance(n.value, ast.Name) and n.value.id in tables) or _claim_kind_table(n.value)):
+                found.add(ast.unparse(n))
+    return found
+
+
+def test_the_scan_finds_comparisons_of_claim_kinds_and_only_those():
+    source = '''
+def f(claim, claims, feature, out, spec):
+    kinds = {c.kind for c in claims}
+    a = claim.kind == "pure" or claim.kind in CURVE_KINDS or getattr(claim, "kind", None) in ("zcdp", "renyi")
+    b = spec.get("kind") == "gdp" or kinds == {"probabilistic"} or claim.kind == other.kind
+    c = {"zcdp": 1, "renyi": 2}[claim.kind]
+    d = feature.kind == "value" or out.dtype.kind in "biuf" or spec["type"] == "renyi" or claim.kind
+    return a, b, c, d
+'''
+    assert claim_kind_comparisons(source) == {
+        "claim.kind == 'pure'", "claim.kind in CURVE_KINDS", "getattr(claim, 'kind', None) in ('zcdp', 'renyi')",
+        "spec.get('kind') == 'gdp'", "kinds == {'probabilistic'}", "claim.kind == other.kind",
+        "{'zcdp': 1, 'renyi': 2}[claim.kind]"}
+
+
+def test_no_claim_kind_is_compared_outside_the_claims_module():
+    root = Path(dpaudit.__file__).parent
+    found = {(path.relative_to(root).as_posix(), comparison)
+             for path in sorted(root.rglob("*.py")) if path != root / "claims.py"
+             for comparison in claim_kind_comparisons(path.read_text(encoding="utf-8"))}
+    assert found == KIND_COMPARISONS_LEFT, (
+        "compare claims by their behaviours (dpaudit/claims.py: is_curve, states_delta, bounds_loss_per_output, "
+        f"implies, ...), not by kind: {sorted(found - KIND_COMPARISONS_LEFT)}; no longer found, so delete from "
+        f"KIND_COMPARISONS_LEFT: {sorted(KIND_COMPARISONS_LEFT - found)}")
