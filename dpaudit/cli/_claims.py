@@ -65,7 +65,7 @@ def restated_claim(own: Callable[[], Any], claim_kind: str | None, epsilon: floa
     ``--delta``; a stated curve claim with both ``--epsilon`` and ``--delta``.
     """
     from .._validation import check_nonnegative_finite, check_unit_interval
-    from ..claims import CURVE_KINDS, ApproxDP, GaussianDP, ProbabilisticDP, PureDP, RenyiDP, ZeroConcentratedDP
+    from ..claims import GaussianDP, PureDP, RenyiDP, ZeroConcentratedDP, claim_class
     from ..errors import InvalidArgument
     from ..mechanisms.targets import restated_point, stated_claim
 
@@ -110,7 +110,7 @@ def restated_claim(own: Callable[[], Any], claim_kind: str | None, epsilon: floa
         if given is not None:
             return given
         whose = mine()
-        if whose is not None and whose.kind == kind and kind != "renyi":
+        if isinstance(whose, chosen) and chosen is not RenyiDP:
             return getattr(whose, option)
         raise needs(option)
 
@@ -119,13 +119,14 @@ def restated_claim(own: Callable[[], Any], claim_kind: str | None, epsilon: floa
         if whose is None:
             raise needs("epsilon")
         # On a curve claim they name a point of its curve; a delta > 0 makes a pure claim approximate.
-        kind = "approximate" if whose.kind in CURVE_KINDS or (whose.kind == "pure" and delta) else whose.kind
-    if kind in CURVE_KINDS:
-        if kind == "zcdp":
+        kind = "approximate" if whose.is_curve or (not whose.states_delta and delta) else whose.kind
+    chosen = claim_class(kind)
+    if chosen.is_curve:
+        if chosen is ZeroConcentratedDP:
             curve: Any = ZeroConcentratedDP(value(rho, "rho"))
-        elif kind == "gdp":
+        elif chosen is GaussianDP:
             curve = GaussianDP(value(mu, "mu"))
-        elif alpha is None and epsilon is None and getattr(mine(), "kind", None) == "renyi":
+        elif alpha is None and epsilon is None and isinstance(mine(), RenyiDP):
             curve = mine()
         else:  # --epsilon is epsilon(alpha), part of the claim; only --delta names a point of it
             curve, epsilon = RenyiDP(value(alpha, "alpha"), value(epsilon, "epsilon")), None
@@ -133,23 +134,22 @@ def restated_claim(own: Callable[[], Any], claim_kind: str | None, epsilon: floa
             raise InvalidArgument(f"{stated} with --epsilon and --delta: give one, the point of its curve (the other "
                                   "is read off it), or neither to state the whole curve")
         return stated_claim(curve, epsilon, delta)
-    if kind == "pure":
+    if not chosen.states_delta:
         if delta:
             raise InvalidArgument(f"--claim pure has delta = 0, not --delta {delta!r}: drop --delta or give --claim "
                                   "approximate")
-        if epsilon is None and (mine() is None or mine().kind in CURVE_KINDS):
+        if epsilon is None and (mine() is None or mine().is_curve):
             raise needs("epsilon")
         return PureDP(mine().epsilon if epsilon is None else epsilon)
-    point = ApproxDP if kind == "approximate" else ProbabilisticDP
     if epsilon is not None and delta is not None:
-        return point(epsilon, delta)
+        return chosen(epsilon, delta)
     whose = mine()
     if whose is None:
         raise needs("epsilon" if epsilon is None else "delta")
-    if whose.kind in CURVE_KINDS:  # --epsilon or --delta names a point of the mechanism's curve
+    if whose.is_curve:  # --epsilon or --delta names a point of the mechanism's curve
         if epsilon is None and delta is None:
             raise InvalidArgument(f"--claim {kind} of the curve claim {whose} needs --delta or --epsilon (the point of "
                                   "its curve)")
         at = restated_point(whose, epsilon, delta)
-        return point(at.epsilon, at.delta)
-    return point(whose.epsilon if epsilon is None else epsilon, whose.delta if delta is None else delta)
+        return chosen(at.epsilon, at.delta)
+    return chosen(whose.epsilon if epsilon is None else epsilon, whose.delta if delta is None else delta)

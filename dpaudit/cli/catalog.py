@@ -6,7 +6,7 @@ import math
 
 import click
 
-from ..claims import CURVE_KINDS
+from ..claims import PrivacyCurve, RenyiDP
 from ..mechanisms.registry import catalogue
 from ._common import debug_option, echo_json, guarded, json_option
 
@@ -19,9 +19,9 @@ def _fmt_epsilon(value: float | None) -> str:
 
 def _curve_label(claim) -> str:
     """A curve claim in at most 16 characters: 0.5-zCDP, 1-GDP, RDP (6 orders), curve (4 points)."""
-    if claim.kind == "renyi" and len(claim.alpha) > 1:
+    if isinstance(claim, RenyiDP) and len(claim.alpha) > 1:
         return f"RDP ({len(claim.alpha)} orders)"
-    if claim.kind == "curve":
+    if isinstance(claim, PrivacyCurve):
         return f"curve ({len(claim.epsilon)} points)"
     return str(claim)
 
@@ -41,7 +41,7 @@ def catalog(as_json: bool, only_flawed: bool | None, debug: bool) -> None:
     click.echo(header)
     click.echo("-" * len(header))
     for m in entries:
-        claim = _curve_label(m.claim) if m.claim.kind in CURVE_KINDS else (
+        claim = _curve_label(m.claim) if m.claim.is_curve else (
             f"{m.claim.kind[:5]} {m.claim.epsilon:.3g}" + (f"/{m.claim.delta:.0e}" if m.claim.delta else ""))
         click.echo(
             f"{m.name:<34} {m.family:<20} {claim:<16} {'yes' if m.flawed else 'no':<6} "

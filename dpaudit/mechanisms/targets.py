@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .._validation import check_nonnegative_finite, check_unit_interval, short_repr
-from ..claims import CURVE_KINDS, ApproxDP, Claim, PureDP, check_claim
+from ..claims import ApproxDP, Claim, PureDP, check_claim
 from ..errors import InvalidArgument, UnknownMechanism
 from .base import Mechanism, check_run_signature
 from .registry import get, unknown_name
@@ -65,7 +65,7 @@ def _claim_for(epsilon: float | None, delta: float | None, what: str) -> Claim:
 def restated_point(claim: Claim, epsilon: float | None, delta: float | None) -> Claim:
     """The (epsilon, delta) claim that overrides ``claim``; a curve claim (zCDP, RDP, GDP, curve) fills the
     missing coordinate from its own curve: epsilon(delta) or delta(epsilon) (:mod:`dpaudit.conversions`)."""
-    if claim.kind in CURVE_KINDS:
+    if claim.is_curve:
         if epsilon is None:
             return claim.to_approx(delta)
         if delta is None:
@@ -90,7 +90,7 @@ def stated_claim(claim: Any, epsilon: float | None = None, delta: float | None =
         return claim
     given = " and ".join(f"{name}={value!r}" for name, value in (("epsilon", epsilon), ("delta", delta))
                          if value is not None)
-    if claim.kind not in CURVE_KINDS:
+    if not claim.is_curve:
         raise InvalidArgument(f"claim={claim} states its epsilon and delta itself; {given} would restate them: give "
                               "claim= or epsilon=/delta=, not both")
     if epsilon is not None and delta is not None:

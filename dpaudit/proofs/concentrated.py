@@ -114,11 +114,7 @@ def _conversion_step(claim: Any, point: dict) -> Step:
     back = claim.delta_at_epsilon(epsilon)
     if back > CONVERSION_DELTA * (1 + 1e-9):  # pragma: no cover - the conversions are inverses
         raise ArithmeticError(f"delta({epsilon}) = {back} exceeds {CONVERSION_DELTA}")
-    source = {
-        "zcdp": "Canonne, Kamath & Steinke 2020, Cor. 13",
-        "renyi": "Balle et al. 2020, Thm. 21",
-        "gdp": "Dong, Roth & Su 2022, Cor. 2.13 (exact)",
-    }[claim.kind]
+    source = claim.conversion_reference + (" (exact)" if claim.conversion_is_exact else "")
     return Step(
         "conversion",
         sympy.Eq(sympy.Symbol("epsilon"), sympy.Float(epsilon, 10)),

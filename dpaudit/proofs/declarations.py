@@ -78,7 +78,7 @@ def check_declarations(mechanism: Any, density: Any, instance: dict, restated: b
     if not restated:
         claim = mechanism.claim
         declared = [("epsilon", density.epsilon, claim.epsilon)]
-        if claim.kind != "pure" or _at_instance(density.delta, instance) not in (None, 0.0):
+        if claim.states_delta or _at_instance(density.delta, instance) not in (None, 0.0):
             declared.append(("delta", density.delta, claim.delta))
         for label, expr, value in declared:
             stated = _at_instance(expr, instance)
@@ -124,7 +124,7 @@ def scope_reason(claim: Any, density: Any, instance: dict, numeric: bool) -> str
     differing = []
     for label, expr, value in stated:
         at = _at_instance(expr, instance)
-        if label == "delta" and claim.kind == "pure":
+        if label == "delta" and not claim.states_delta:
             continue
         if at is None or not _same(at, value):
             differing.append(f"{label}={value:g} (the density states {_shown(expr, at) if at is not None else expr})")

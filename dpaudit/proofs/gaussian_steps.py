@@ -95,7 +95,7 @@ def exact_delta(epsilon: float, scale: float, q: float, shift: float) -> Any:
 
 def prove_gaussian_steps(structure: GaussianSteps, claim: Claim) -> Outcome:
     """Decide an (epsilon, delta) claim for the declared steps (module docstring): proved, refuted or unknown."""
-    if claim.kind != "approximate" or not claim.delta > 0:
+    if claim.is_curve or claim.bounds_loss_per_output or not claim.delta > 0:
         return Outcome(Verdict.UNKNOWN, f"step 'claim': the steps are decided for approximate (epsilon, delta) claims "
                        f"with delta > 0, not {claim.kind} {claim}", METHOD)
     scales, delta_ = structure.noise_scales, structure.sensitivity

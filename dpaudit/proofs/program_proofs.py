@@ -86,7 +86,7 @@ def prove_program(mechanism: Any, claim: Claim, numeric: bool, hints: tuple) -> 
             Verdict.PROVED,
             "randomness alignment: " + ", ".join(f"eta_{k} = {sympy.sstr(v)}" for k, v in alignment.shifts.items())
             + f" keeps every path and costs {sympy.sstr(alignment.cost)} <= {sympy.sstr(epsilon)}"
-            + ("" if claim.kind == "pure" else f"; pure DP implies the {claim.kind} claim for every delta >= 0"),
+            + (f"; pure DP implies the {claim.kind} claim for every delta >= 0" if claim.states_delta else ""),
             "randomness alignment",
             list(alignment.steps),
             details=details,
@@ -128,7 +128,7 @@ def prove_program(mechanism: Any, claim: Claim, numeric: bool, hints: tuple) -> 
             "samples_per_side_to_see_it": f"about {witness.samples_to_see:.2g} (normal approximation, 5 standard errors)",
         },
     )
-    if claim.kind != "pure":
+    if claim.states_delta:
         details["pure_dp_witness"] = counterexample.as_dict()
         return Outcome(Verdict.UNKNOWN, f"not pure {float(bound):g}-DP (witness in details); the {claim.kind} claim is not decided",
                        "randomness alignment", details=details, scope="instance")

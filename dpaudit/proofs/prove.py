@@ -37,7 +37,7 @@ import time
 from typing import Any
 
 from .._validation import check_flag, check_positive_finite
-from ..claims import CURVE_KINDS, ApproxDP, Claim, PrivacyCurve, check_claim, claim_from_dict
+from ..claims import ApproxDP, Claim, PrivacyCurve, check_claim, claim_from_dict
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
 from .budget import BudgetExhausted, checkpoint
@@ -101,10 +101,10 @@ def _setup(density: Any, claim: Claim, numeric: bool) -> tuple[Any, Any, Any, st
 
     instance = {p: _rational(v) for p, v in dict(density.instance).items()}
     symbolic = not numeric and _matches(density.epsilon, instance, claim.epsilon) and (
-        claim.kind == "pure" or _matches(density.delta, instance, claim.delta)
+        not claim.states_delta or _matches(density.delta, instance, claim.delta)
     )
     if symbolic:
-        eps, dlt = density.epsilon, density.delta if claim.kind != "pure" else sympy.Integer(0)
+        eps, dlt = density.epsilon, density.delta if claim.states_delta else sympy.Integer(0)
         return density, eps, dlt, "all parameters"
     numeric_density = dataclasses.replace(density, instance=instance).at_instance()
     numeric_density = dataclasses.replace(numeric_density, instance=instance)
@@ -121,7 +121,8 @@ def _route(density: Any, claim: Claim, eps: Any, dlt: Any, context: SignContext)
     finite_outputs = is_finite_output(density)
     if finite_inputs and not finite_outputs:
         return Outcome(Verdict.UNKNOWN, "a finite input domain with infinitely many outputs is not handled", "none")
-    if claim.kind == "approximate" and dlt != 0:
+    # dlt is 0 for a pure claim (:func:`_setup`): a nonzero one is of approximate or probabilistic DP.
+    if dlt != 0 and not claim.bounds_loss_per_output:
         if finite_inputs:
             from .hockey_stick import prove_finite_approx
 
@@ -132,7 +133,7 @@ def _route(density: Any, claim: Claim, eps: Any, dlt: Any, context: SignContext)
         if sigma is not None:
             return prove_gaussian_approx(density, eps, dlt, context, sigma)
         return _via_pure(density, eps, context, "approximate")
-    if claim.kind == "probabilistic" and dlt != 0:
+    if dlt != 0:
         if finite_inputs:
             from .probabilistic import prove_finite_probabilistic
 
@@ -248,7 +249,7 @@ def prove(
     restated = claim is not None
     claim = claim or mechanism.claim
     if mechanism.density is None and mechanism.structure is not None:
-        if claim.kind in CURVE_KINDS:
+        if claim.is_curve:
             return ProofResult(mechanism.name, claim.as_dict(), Verdict.UNKNOWN,
                                f"a {claim.kind} claim is decided from a declared density; {mechanism.name!r} declares a structure",
                                "none", elapsed_s=time.perf_counter() - start)
@@ -261,7 +262,7 @@ def prove(
         return decide_program(mechanism, claim, numeric, time_budget, start)
     declared = _load_density(mechanism)
     instance = {p: _rational(v) for p, v in dict(declared.instance).items()}
-    if claim.kind in CURVE_KINDS:
+    if claim.is_curve:
         return _prove_curve_claim(mechanism, claim, declared, check_declarations(mechanism, declared, instance, True),
                                   numeric, time_budget, start)
     mismatch = check_declarations(mechanism, declared, instance, restated)
@@ -402,8 +403,7 @@ def _result(name: str, claim: Claim, eps: Any, dlt: Any, density: Any, outcome: 
 
     certificate = None
     if outcome.verdict is Verdict.PROVED:
-        kind = {"pure": "pure", "approximate": "approximate", "probabilistic": "probabilistic"}[claim.kind]
-        statement = f"{name} is {kind} ({sympy.sstr(eps)}, {sympy.sstr(dlt)})-DP"
+        statement = f"{name} is {claim.kind} ({sympy.sstr(eps)}, {sympy.sstr(dlt)})-DP"
         assumptions = tuple(
             [f"{p} > 0" for p in density.parameters if p.is_positive] + [sympy.sstr(a) for a in density.assumptions]
         )

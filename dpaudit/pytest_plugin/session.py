@@ -307,15 +307,17 @@ def _number(value: float) -> str:
 def _claim_options(claim: Any) -> list[str] | None:
     """The ``dpaudit audit`` options that state ``claim`` (as ``--claim`` / ``--rho`` / ``--mu`` / ``--alpha``
     and ``--epsilon`` / ``--delta`` read it), or None when no option states it."""
-    if claim.kind in ("pure", "approximate"):
+    from dpaudit.claims import GaussianDP, RenyiDP, ZeroConcentratedDP
+
+    if not claim.is_curve:
+        if claim.bounds_loss_per_output:  # probabilistic DP: --epsilon / --delta alone would state approximate DP
+            return [f"--claim {claim.kind} --epsilon {_number(claim.epsilon)} --delta {_number(claim.delta)}"]
         return [f"--epsilon {_number(claim.epsilon)}"] + ([f"--delta {_number(claim.delta)}"] if claim.delta else [])
-    if claim.kind == "probabilistic":
-        return [f"--claim probabilistic --epsilon {_number(claim.epsilon)} --delta {_number(claim.delta)}"]
-    if claim.kind == "zcdp":
+    if isinstance(claim, ZeroConcentratedDP):
         return [f"--rho {_number(claim.rho)}"]
-    if claim.kind == "gdp":
+    if isinstance(claim, GaussianDP):
         return [f"--mu {_number(claim.mu)}"]
-    if claim.kind == "renyi" and len(claim.alpha) == 1:
+    if isinstance(claim, RenyiDP) and len(claim.alpha) == 1:
         return [f"--alpha {_number(claim.alpha[0])} --epsilon {_number(claim.epsilon[0])}"]
     return None
 

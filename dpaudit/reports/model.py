@@ -109,60 +109,15 @@ def support_status(finding: dict[str, Any]) -> str:
 def claim_equations(kind: str) -> list[dict[str, str]]:
     """The claim's defining inequalities as text, LaTeX and presentation MathML (printed by sympy).
 
-    * pure and approximate DP: P_D(S) <= e^epsilon P_D'(S) + delta for every set S of outputs
-      (Dwork & Roth 2014, Def. 2.4; delta = 0 for pure DP);
-    * probabilistic DP: L = ln(p_D(y) / p_D'(y)) and Pr_D = P_{y ~ M(D)}[L > epsilon] <= delta
-      (Meiser 2018, Def. 2);
-    * zero-concentrated DP: D_alpha(M(D) || M(D')) <= rho alpha for every alpha > 1 (Bun & Steinke 2016);
-    * Renyi DP: D_alpha(M(D) || M(D')) <= epsilon(alpha) at the claimed orders (Mironov 2017);
-    * Gaussian DP: T(M(D), M(D'))(a) >= Phi(Phi^-1(1 - a) - mu) (Dong, Roth & Su 2022, Def. 2.6);
-    * a privacy curve: approximate DP at every point (epsilon, delta(epsilon)) of the curve.
-
+    The inequalities are the ``definition()`` of the claim class of that ``kind``
+    (:func:`dpaudit.claims.claim_class`): for pure and approximate DP P_D(S) <= e^epsilon P_D'(S) + delta
+    for every set S of outputs (Dwork & Roth 2014, Def. 2.4), for the other kinds their own definitions.
     Each equation carries a ``legend`` saying what its symbols mean.
     """
-    import sympy
-
+    from ..claims import claim_class
     from ..proofs.result import expression_dict
 
-    eps = sympy.Symbol("epsilon", positive=True)
-    delta = sympy.Symbol("delta", positive=True)
-    sets = "P_D(S) = P[M(D) in S] and P_D'(S) = P[M(D') in S], for all neighbours D ~ D' and all sets S"
-    if kind == "pure":
-        return [{**expression_dict(sympy.Le(sympy.Symbol("P_D(S)"), sympy.exp(eps) * sympy.Symbol("P_D'(S)"))),
-                 "legend": sets}]
-    if kind == "approximate":
-        rhs = sympy.exp(eps) * sympy.Symbol("P_D'(S)") + delta
-        return [{**expression_dict(sympy.Le(sympy.Symbol("P_D(S)"), rhs)), "legend": sets}]
-    alpha = sympy.Symbol("alpha", positive=True)
-    renyi = sympy.Function("D_alpha")(sympy.Symbol("M(D)"), sympy.Symbol("M(D')"))
-    divergence = ("D_alpha(P || Q) = ln(E_Q[(p / q)^alpha]) / (alpha - 1) is the Renyi divergence of order alpha of the "
-                  "output distributions, for all neighbours D ~ D'")
-    if kind == "zcdp":
-        rho = sympy.Symbol("rho", positive=True)
-        return [{**expression_dict(sympy.Le(renyi, rho * alpha)),
-                 "legend": f"for every alpha > 1 (Bun & Steinke 2016, Def. 1.1); {divergence}"}]
-    if kind == "renyi":
-        return [{**expression_dict(sympy.Le(renyi, sympy.Symbol("epsilon(alpha)"))),
-                 "legend": f"at each claimed order alpha (Mironov 2017, Def. 4); {divergence}"}]
-    if kind == "gdp":
-        mu = sympy.Symbol("mu", positive=True)
-        trade_off = sympy.Symbol("T(M(D), M(D'))(a)")
-        phi = sympy.Function("Phi")
-        g_mu = phi(sympy.Function("Phi^-1")(1 - sympy.Symbol("a")) - mu)
-        return [{**expression_dict(sympy.Ge(trade_off, g_mu)),
-                 "legend": "for every type-I error a in [0, 1]: the smallest type-II error of a test of M(D) against M(D') "
-                           "is at least that of N(0, 1) against N(mu, 1) (Dong, Roth & Su 2022, Def. 2.6); Phi is the "
-                           "standard normal CDF, for all neighbours D ~ D'"}]
-    if kind == "curve":
-        rhs = sympy.exp(eps) * sympy.Symbol("P_D'(S)") + sympy.Function("delta")(eps)
-        return [{**expression_dict(sympy.Le(sympy.Symbol("P_D(S)"), rhs)),
-                 "legend": f"for every epsilon of the claimed curve epsilon -> delta(epsilon); {sets}"}]
-    loss = sympy.Eq(sympy.Symbol("L"), sympy.log(sympy.Symbol("p_D") / sympy.Symbol("p_D'")), evaluate=False)
-    return [
-        {**expression_dict(loss), "legend": "the privacy loss of output y: p_D, p_D' are the densities of M(D), M(D') at y"},
-        {**expression_dict(sympy.Le(sympy.Symbol("Pr_D"), delta)),
-         "legend": "Pr_D = P[L > epsilon] for y drawn from M(D), for all neighbours D ~ D'"},
-    ]
+    return [{**expression_dict(relation), "legend": legend} for relation, legend in claim_class(kind).definition()]
 
 
 def environment() -> dict[str, Any]:

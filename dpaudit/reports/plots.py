@@ -363,12 +363,12 @@ def _delta_axes(ax: Any, linthresh: float) -> None:
 def delta_curve(sample: Resample, event: Any, audit: dict[str, Any]) -> dict[str, Any] | None:
     """Empirical delta(epsilon) (plug-in over atoms or bins, and the event's lower bound) vs the claim."""
     from ..auditor import bounds
+    from ..claims import claim_from_dict
 
-    claim = audit["claim"]
-    delta0 = float(claim.get("delta") or 0.0)
-    if claim.get("kind") == "pure" or delta0 <= 0:
+    claim = claim_from_dict(audit["claim"])
+    if claim.is_curve or claim.delta <= 0:  # a pure claim's delta is 0
         return None
-    eps0 = float(claim["epsilon"])
+    eps0, delta0 = claim.epsilon, claim.delta
     grid = np.linspace(0.0, max(2.0 * eps0, 1.0), 60)
     rows_a, rows_b = sample.rows_a, sample.rows_b
     atoms = _atoms(rows_a, rows_b)
@@ -403,12 +403,12 @@ def delta_curve(sample: Resample, event: Any, audit: dict[str, Any]) -> dict[str
 def claimed_curve(claim: dict[str, Any], epsilon: np.ndarray) -> tuple[np.ndarray, str]:
     """The claim's delta(epsilon) on ``epsilon`` and its label: a curve claim's own curve
     (:mod:`dpaudit.conversions`), else the envelope of :func:`claimed_delta` (pure: delta0 = 0)."""
-    from ..claims import CURVE_KINDS, claim_from_dict
+    from ..claims import claim_from_dict
 
-    if claim.get("kind") in CURVE_KINDS:
-        stated = claim_from_dict(claim)
+    stated = claim_from_dict(claim)
+    if stated.is_curve:
         return np.array([stated.delta_at_epsilon(float(e)) for e in epsilon]), f"claimed: {stated}"
-    return claimed_delta(epsilon, float(claim["epsilon"]), float(claim.get("delta") or 0.0)), "claimed (envelope)"
+    return claimed_delta(epsilon, stated.epsilon, stated.delta), "claimed (envelope)"
 
 
 def privacy_curve(audit: dict[str, Any]) -> dict[str, Any] | None:

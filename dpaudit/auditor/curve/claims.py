@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ...claims import CURVE_KINDS, ApproxDP, Claim, PureDP
+from ...claims import ApproxDP, Claim
 from .empirical import ALPHA_GRID, EmpiricalCurve, binary_renyi
 
 __all__ = ["EPSILON_GRID", "WORKING_DELTA", "CurveTest", "check_curve_claim", "is_curve_claim", "working_point"]
@@ -39,20 +39,18 @@ EPSILON_GRID = 256
 
 def is_curve_claim(claim: Claim) -> bool:
     """Whether ``claim`` states a curve of guarantees (zCDP, RDP, GDP, a privacy curve)."""
-    return getattr(claim, "kind", None) in CURVE_KINDS
+    return getattr(claim, "is_curve", False)
 
 
-def working_point(claim: Claim) -> ApproxDP | PureDP:
+def working_point(claim: Claim) -> ApproxDP:
     """The (epsilon, delta) point of a curve claim that the search and verification stages work at.
 
     The verdict of a curve claim comes from the whole empirical curve (:func:`check_curve_claim`);
-    this point only chooses the pair and the events those stages report: the claim at
-    ``WORKING_DELTA``, or, for a tabulated curve that promises nothing there, its point of least delta.
+    this point only chooses the pair and the events those stages report: the claim's working point at
+    ``WORKING_DELTA`` (the claim there, or, for a tabulated curve that promises nothing there, its point
+    of least delta).
     """
-    if claim.kind == "curve" and not math.isfinite(claim.epsilon_at_delta(WORKING_DELTA)):  # type: ignore[attr-defined]
-        epsilon, delta = claim.epsilon[-1], claim.delta[-1]  # type: ignore[attr-defined]
-        return ApproxDP(epsilon, delta) if delta > 0 else PureDP(epsilon)
-    return claim.to_approx(WORKING_DELTA)  # type: ignore[attr-defined]
+    return claim.working_point(WORKING_DELTA)
 
 
 @dataclass(frozen=True)
@@ -132,11 +130,8 @@ def _renyi(claim: Any, curve: EmpiricalCurve, lower: np.ndarray, upper: np.ndarr
     useful = np.flatnonzero((lower > upper) & (lower > 0))
     if useful.size == 0:
         return None
-    if claim.kind == "zcdp":
-        alphas = np.asarray(ALPHA_GRID)
-        claimed = claim.rho * alphas
-    else:
-        alphas, claimed = np.asarray(claim.alpha), np.asarray(claim.epsilon)
+    orders = ALPHA_GRID if claim.renyi_orders is None else claim.renyi_orders  # zCDP: every order, on the grid
+    alphas, claimed = np.asarray(orders), np.array([claim.renyi_bound(a) for a in orders])
     divergence = binary_renyi(lower[useful][:, None], upper[useful][:, None], alphas[None, :])
     excess = divergence - claimed[None, :]
     i, j = np.unravel_index(int(np.argmax(excess)), excess.shape)
@@ -152,8 +147,8 @@ def check_curve_claim(claim: Claim, curve: EmpiricalCurve, verdict: bool) -> Cur
     """Whether the empirical curve refutes the curve ``claim`` (on the verdict's bounds when ``verdict``)."""
     lower, upper = curve.bounds(verdict)
     found = _curve_point(claim, curve, lower, upper)
-    if found is None and claim.kind == "gdp":
+    if found is None and claim.bounds_trade_off_function:
         found = _gdp(claim, curve, lower, upper)
-    if found is None and claim.kind in ("zcdp", "renyi"):
+    if found is None and claim.bounds_renyi_divergence:
         found = _renyi(claim, curve, lower, upper)
     return CurveTest(found is not None, found)
