@@ -260,13 +260,8 @@ def test_claim_class_names_the_kinds():
         claim_class("f-dp")
 
 
-# Where ``kind`` may still be compared with a claim kind outside claims.py, and why: dpaudit/auditor/audit.py
-# is being rewritten, and its two comparisons go with it (their replacements: ``claim.bounds_loss_per_output``
-# and ``claim.states_delta``).  Delete an entry once its comparison is gone.
-KIND_COMPARISONS_LEFT = {
-    ("auditor/audit.py", "claim.kind == 'probabilistic'"),
-    ("auditor/audit.py", "claim.kind != 'pure'"),
-}
+# Where ``kind`` may still be compared with a claim kind outside claims.py, and why: none.
+KIND_COMPARISONS_LEFT: set[tuple[str, str]] = set()
 
 
 def _kind_access(node: ast.AST) -> bool:

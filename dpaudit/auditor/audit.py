@@ -255,7 +255,7 @@ def prepare(config: AuditConfig) -> Setup:
     method = _pick_method(config.method, float(claim.delta))
     pairs, notes = candidate_pairs(mechanism, config.pair, data=config.data, check=relation.relation is not None)
     notes += channel_notes
-    probabilistic = claim.kind == "probabilistic"
+    probabilistic = claim.bounds_loss_per_output
     if probabilistic:
         notes.append("probabilistic DP audited as approximate DP (P-DP implies A-DP) and by the bad-set test")
     plan = ConfidencePlan(config.confidence, config.verdict_confidence, config.samples, config.candidates,
@@ -514,7 +514,7 @@ def _reported(records: tuple[VerifiedEvent, ...], checked: Verification, claim: 
         spec, reported_pair = plain(certified.bad.event.as_dict()), from_plain(plain(certified.bad.pair))
         support_mismatch = kb == 0 and ka > 0
     delta_lb = None
-    if claim.kind != "pure":
+    if claim.states_delta:
         delta_lb = float(bounds.delta_lower_bound(ka, na, kb, nb, claim.epsilon, checked.level)) if records else 0.0
         delta_lb = certified.mass_lower_bound if pdp else delta_lb
     return _Reported(max(raw_bound, 0.0), max(raw_verdict, 0.0), (int(ka), int(kb)), (int(na), int(nb)), event, spec,
