@@ -475,19 +475,11 @@ def _records(checked: Verification, confidence: float) -> tuple[VerifiedEvent, .
     measured = checked.measured
     _, holm = bounds.holm_adjusted([m.p for m in measured], confidence)
     return tuple(
-        VerifiedEvent(
-            pair=from_plain(plain(m.pair)),
-            event=m.scored.event.describe(),
-            event_spec=plain(m.scored.event.as_dict()),
-            family=m.scored.family,
-            search_bound=float(m.scored.objective),
-            hits=m.hits,
-            sample_sizes=m.sizes,
-            epsilon_lower_bound=m.bound,
-            p_value=m.p,
-            holm_p_value=h,
-            verdict_epsilon_lower_bound=m.verdict_bound,
-        )
+        VerifiedEvent(pair=from_plain(plain(m.pair)), event=m.scored.event.describe(),
+                      event_spec=plain(m.scored.event.as_dict()), family=m.scored.family,
+                      search_bound=float(m.scored.objective), hits=m.hits, sample_sizes=m.sizes,
+                      epsilon_lower_bound=m.bound, p_value=m.p, holm_p_value=h,
+                      verdict_epsilon_lower_bound=m.verdict_bound)
         for m, h in zip(measured, holm)
     )
 
@@ -526,43 +518,20 @@ def _assemble(config: AuditConfig, setup: Setup, session: _Session, draws: Draws
               decision: Decision) -> AuditResult:
     """The :class:`AuditResult` of the stages' records and the decision (``elapsed_s`` and ``curve`` set after)."""
     mechanism, n = setup.mechanism, config.samples
-    return AuditResult(
-        target=mechanism.name,
-        claim=decision.claim,
-        verdict=decision.verdict,
-        reason=decision.reason,
-        epsilon_lower_bound=reported.bound,
-        delta_lower_bound=reported.delta_lower_bound,
-        confidence=config.confidence,
-        samples=n,
-        search_samples=searched.outcome.samples,
-        sample_sizes=reported.sizes,
-        hits=reported.hits,
-        event=reported.event,
-        event_spec=reported.spec,
-        pair=reported.pair,
-        seed=config.seed,
-        method=setup.method,
-        support_mismatch=reported.support_mismatch,
-        epsilon_reach=max(evidence.reach, 0.0),
-        pairs_screened=len(setup.pairs),
-        candidates=evidence.records,
-        elapsed_s=0.0,
-        mechanism_s=draws.mechanism_s,
-        vectorised=not hasattr(mechanism.sampler, "one_run"),
-        notes=tuple(setup.notes) + _closing_notes(reported, looks, checked, n),
-        stopping=_stopping(looks, checked, n),
-        run=_run_info(session, draws),
-        findings=evidence.findings,
-        checks=config.checks,
-        reproducible=mechanism.reproducible,
-        reproducibility=_reproducibility(mechanism, config.seed),
+    return AuditResult(  # by source: the decision, the reported event, what was asked, how it ran
+        target=mechanism.name, claim=decision.claim, verdict=decision.verdict, reason=decision.reason,
+        decided_by=decision.decided_by, bounds_by_scope=decision.bounds_by_scope, curve_check=decision.curve_check,
+        epsilon_lower_bound=reported.bound, verdict_epsilon_lower_bound=reported.verdict_bound,
+        delta_lower_bound=reported.delta_lower_bound, sample_sizes=reported.sizes, hits=reported.hits,
+        event=reported.event, event_spec=reported.spec, pair=reported.pair, support_mismatch=reported.support_mismatch,
+        epsilon_reach=max(evidence.reach, 0.0), candidates=evidence.records, findings=evidence.findings,
+        confidence=config.confidence, verdict_confidence=config.verdict_confidence, samples=n, seed=config.seed,
+        checks=config.checks, method=setup.method, pairs_screened=len(setup.pairs),
         neighbours=Neighbours(**setup.relation.as_dict()),
-        verdict_confidence=config.verdict_confidence,
-        verdict_epsilon_lower_bound=reported.verdict_bound,
-        decided_by=decision.decided_by,
-        bounds_by_scope=decision.bounds_by_scope,
-        curve_check=decision.curve_check,
+        search_samples=searched.outcome.samples, stopping=_stopping(looks, checked, n), run=_run_info(session, draws),
+        notes=tuple(setup.notes) + _closing_notes(reported, looks, checked, n),
+        elapsed_s=0.0, mechanism_s=draws.mechanism_s, vectorised=not hasattr(mechanism.sampler, "one_run"),
+        reproducible=mechanism.reproducible, reproducibility=_reproducibility(mechanism, config.seed),
     )
 
 
