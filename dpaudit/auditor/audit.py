@@ -99,7 +99,9 @@ from .events.side_channels import (
 from .pairs import START_HINT, candidate_pairs
 from .probabilistic import bad_set_test
 from .relation import RelationChoice, choose_relation
-from .result import AuditResult, Verdict, VerifiedEvent, from_plain, plain
+from .._codec import from_json as from_plain
+from .._codec import to_json as plain
+from .result import AuditResult, Verdict, VerifiedEvent
 from .run.checkpoint import Checkpoint
 from .run.executors import InProcess, Threads, make_executor, ship
 from .run.progress import Progress

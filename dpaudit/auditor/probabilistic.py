@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from .._codec import to_json
 from . import bounds
 from .events.sets import RowSet, row_keys
 
@@ -92,11 +93,9 @@ class Certified:
 
     def finding(self, claim: Any, confidence: float, verdict_confidence: float | None = None) -> dict[str, Any]:
         """The result's finding: a plain dict naming the check, the event, the counts and why it refutes."""
-        from .result import plain
-
         verdict_confidence = confidence if verdict_confidence is None else verdict_confidence
 
-        return plain({
+        return to_json({
             "check": "probabilistic-dp",
             "verdict": "violation" if self.refuted else "consistent",
             "event": self.bad.event.describe(),
@@ -116,7 +115,7 @@ class Certified:
                 f"every one of the {len(self.atom_bounds)} output(s) of {self.bad.event.describe()} has privacy loss "
                 f">= {self.verdict_epsilon_lower_bound:.4g} > claimed epsilon {claim.epsilon:g}, and together they "
                 f"have mass >= {self.verdict_mass_lower_bound:.4g} > claimed delta {claim.delta:g} under "
-                f"{plain(self.bad.pair[0])!r}: the bad set exceeds delta, so probabilistic DP fails (Meiser 2018, "
+                f"{to_json(self.bad.pair[0])!r}: the bad set exceeds delta, so probabilistic DP fails (Meiser 2018, "
                 f"Def. 2), at the verdict's confidence {verdict_confidence:g} (estimates at {confidence:g}: loss >= "
                 f"{self.epsilon_lower_bound:.4g}, mass >= {self.mass_lower_bound:.4g})"
                 if self.refuted

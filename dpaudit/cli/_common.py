@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
+from .._codec import to_json
 from ..errors import DPAuditError, InvalidArgument, InvalidDataset
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -135,18 +135,8 @@ def save_finished(text: str, path: Any, option: str) -> tuple[str, str | None]:
     return str(where), f"{option}: {why}; the finished result is kept in {where}"
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return "inf" if value > 0 else ("-inf" if value < 0 else "nan")
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
-
-
 def echo_json(document: Any) -> None:
-    click.echo(json.dumps(_jsonable(document), indent=2, sort_keys=False))
+    click.echo(json.dumps(to_json(document), indent=2, sort_keys=False))
 
 
 def parse_distance(text: str) -> int | float:

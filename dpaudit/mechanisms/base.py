@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._codec import to_json
 from .._validation import check_nonnegative_int, check_one_of, check_positive_finite, check_positive_int, short_repr
 from ..claims import Claim, check_claim
 from ..errors import InvalidArgument, MechanismError
@@ -297,7 +298,7 @@ class Mechanism:
             "has_density": self.density is not None,
             "flawed": self.flawed,
             "flaw": self.flaw,
-            "true_epsilon": _json_float(self.true_epsilon),
+            "true_epsilon": to_json(self.true_epsilon),
             "source": self.source,
             "randomness": self.randomness,
         }
@@ -310,12 +311,6 @@ def _randomness_hint(exc: Exception, randomness: str) -> str:
         return ""
     return ("; it was given a numpy Generator: if it expects a RandomState or a random.Random, annotate that "
             "parameter or pass randomness='random-state' / 'python-random'")
-
-
-def _json_float(value: float | None) -> float | str | None:
-    if value is None or math.isfinite(value):
-        return value
-    return "inf"
 
 
 def check_run_signature(named: str, function: Callable[..., Any]) -> None:

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from .._codec import from_json
 from ..errors import DPAuditError, InvalidArgument
 from .model import section
 
@@ -82,15 +83,13 @@ def _float_width(mechanism: Any, data: Any) -> int | None:
 def _not_applicable(name: str, mechanism: Any, audit: dict[str, Any]) -> str | None:
     """Why the audit's search had no event of this check to consider, or None when it had
     (the rules of :func:`dpaudit.auditor.events.leaks.families.leak_families`)."""
-    from ..auditor.result import from_plain
-
     if name == "draw-count":
         if getattr(mechanism.sampler, "one_run", None) is None:
             return "the sampler draws all runs in one call (vectorised): per-run draw counts are not observable"
         if mechanism.randomness == "own":
             return "the mechanism draws its own randomness, which the audit cannot count"
         return None
-    pair = from_plain(audit["pair"])
+    pair = from_json(audit["pair"])
     width = _float_width(mechanism, pair[0])
     if name in ("lattice", "float-support") and width is None:
         return "the outputs are not floating-point numbers"
@@ -106,9 +105,7 @@ def _not_applicable(name: str, mechanism: Any, audit: dict[str, Any]) -> str | N
 
 def _leak_result(name: str, findings: list[dict[str, Any]]) -> dict[str, Any]:
     """The check's strongest finding, with the method that produced it."""
-    from ..auditor.result import from_plain
-
-    best = max(findings, key=lambda f: float(from_plain(f["epsilon_lower_bound"])))
+    best = max(findings, key=lambda f: float(from_json(f["epsilon_lower_bound"])))
     return {**best, "method": _METHODS[name] + _IN_AUDIT, "findings": len(findings)}
 
 

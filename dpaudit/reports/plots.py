@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from .._codec import from_json
+
 __all__ = ["PLOT_SAMPLES", "PLOT_STREAM", "Resample", "all_plots", "resample"]
 
 PLOT_SAMPLES = 20_000
@@ -501,9 +503,8 @@ def all_plots(mechanism: Any, audit: dict[str, Any], n: int = PLOT_SAMPLES) -> l
     """Every figure that applies to this mechanism and audit (audit given as ``AuditResult.as_dict()``)."""
     from ..auditor.events.sets import event_from_dict
     from ..auditor.events.side_channels import as_audited
-    from ..auditor.result import from_plain
 
-    pair = from_plain(audit["pair"])
+    pair = from_json(audit["pair"])
     mechanism = as_audited(mechanism, tuple(audit.get("checks", ())))  # events may read the run's draw count
     # The float-support event replays the mechanism's own noise: it needs it to test membership.
     spec = audit.get("event_spec")

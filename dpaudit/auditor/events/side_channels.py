@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._codec import to_json
 from ...errors import MechanismError
 from ...mechanisms.base import Mechanism
 from ...mechanisms.outputs import SHAPE_HINT
@@ -334,8 +335,6 @@ def side_channel_findings(measured: list[Any], claim: Any, confidence: float, dr
     give a run in the event.  They label the finding only; its bound is
     the verification's.
     """
-    from ..result import plain
-
     coding = draws.coding
     if not channels or coding is None or coding.keys is None:
         return []
@@ -359,7 +358,7 @@ def side_channel_findings(measured: list[Any], claim: Any, confidence: float, dr
                 f"verification samples")
         shown = "" if example is None else f"; a run of M(a) in S: {example}"
         what = " and ".join({"draw-count": "the number of random draws", "wall-time": "the wall time"}[c] for c in read)
-        findings.append(plain({
+        findings.append(to_json({
             "check": read[0],
             "verdict": "violation",
             "side_channel": True,

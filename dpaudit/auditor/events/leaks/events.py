@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from ...._codec import to_json
+
 __all__ = [
     "ALL_CHECKS",
     "DEFAULT_CHECKS",
@@ -269,8 +271,6 @@ def leak_findings(measured: list[Any], claim: Any, confidence: float, verdict_co
     estimate at ``confidence`` is reported beside; an event above the claim at the estimate's level
     only is no finding (the audit's reason says "not significant").
     """
-    from ...result import plain
-
     verdict_confidence = confidence if verdict_confidence is None else verdict_confidence
     findings = []
     for m in measured:
@@ -292,7 +292,7 @@ def leak_findings(measured: list[Any], claim: Any, confidence: float, verdict_co
         else:
             decision = (f"{m.hits[0]} fresh output(s) of M(a) in S decide it without a bound (the verified epsilon "
                         f">= {m.bound:.3f} at {confidence:g} is only the sample size's cap)")
-        findings.append(plain({
+        findings.append(to_json({
             "check": family,
             "verdict": "violation",
             "event": m.scored.event.describe(),
@@ -315,7 +315,6 @@ def leak_findings(measured: list[Any], claim: Any, confidence: float, verdict_co
 def sensitivity_finding(mechanism: Any) -> tuple[dict | None, str | None]:
     """The sensitivity check's finding (or None) and a note when it does not apply."""
     from ....neighbours import AddRemove, Replace
-    from ...result import plain
 
     if mechanism.query is None or mechanism.sensitivity is None or not isinstance(mechanism.neighbours, (AddRemove, Replace)):
         return None, "sensitivity check skipped: it needs a dataset mechanism declaring query and sensitivity"
@@ -324,7 +323,7 @@ def sensitivity_finding(mechanism: Any) -> tuple[dict | None, str | None]:
     result = falsify_sensitivity(mechanism)
     if not result.flagged:
         return None, None
-    return plain({
+    return to_json({
         "check": "sensitivity",
         "verdict": "violation",
         "pair": list(result.pair),
