@@ -16,9 +16,9 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from ._version import __version__
 
-# public name -> module that defines it
+# public name -> module that defines it, or "module:name" where the public name is another
 _PUBLIC = {
     "ApproxDP": "dpaudit.claims",
     "Claim": "dpaudit.claims",
@@ -62,8 +62,10 @@ _PUBLIC = {
     "resolve": "dpaudit.mechanisms.targets",
     "prove": "dpaudit.proofs",
     "ProofResult": "dpaudit.proofs",
+    "ProofVerdict": "dpaudit.proofs:Verdict",
     "audit": "dpaudit.auditor",
     "AuditResult": "dpaudit.auditor",
+    "Verdict": "dpaudit.auditor",
     "EmpiricalCurve": "dpaudit.auditor",
     "BaseFamily": "dpaudit.auditor.events",
     "EventFamily": "dpaudit.auditor.events",
@@ -77,7 +79,7 @@ _PUBLIC = {
 __all__ = ["__version__", *sorted(_PUBLIC)]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from .auditor import AuditResult, EmpiricalCurve, audit
+    from .auditor import AuditResult, EmpiricalCurve, Verdict, audit
     from .auditor.events import BaseFamily, EventFamily, Scored, SearchContext, register_family, unregister_family
     from .claims import ApproxDP, Claim, GaussianDP, PrivacyCurve, ProbabilisticDP, PureDP, RenyiDP, ZeroConcentratedDP
     from .errors import (
@@ -99,12 +101,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .mechanisms.targets import resolve
     from .neighbours import AddRemove, Canary, Local, NeighbourRelation, QueryDistance, Replace
     from .proofs import ProofResult, prove
+    from .proofs import Verdict as ProofVerdict
     from .reports import report
 
 
 def __getattr__(name: str) -> Any:
     if name in _PUBLIC:
-        value = getattr(import_module(_PUBLIC[name]), name)
+        module, _, defined_as = _PUBLIC[name].partition(":")
+        value = getattr(import_module(module), defined_as or name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'dpaudit' has no attribute {name!r}")

@@ -35,6 +35,8 @@ import sys
 from importlib import resources
 from typing import Any
 
+from .._version import __version__
+
 __all__ = [
     "EXIT_CODES",
     "SCHEMA_VERSION",
@@ -169,8 +171,6 @@ def environment() -> dict[str, Any]:
     from importlib.metadata import PackageNotFoundError, version
 
     import numpy
-
-    from .. import __version__
 
     def installed(name: str) -> str | None:
         try:
