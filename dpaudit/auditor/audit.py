@@ -63,6 +63,8 @@ from typing import Any
 
 import numpy as np
 
+from .._codec import from_json as from_plain
+from .._codec import to_json as plain
 from .._paths import check_output_file
 from .._validation import (
     check_nonnegative_finite,
@@ -89,21 +91,14 @@ from .events.leaks.events import (
     sensitivity_finding,
 )
 from .events.sets import labelled
-from .events.side_channels import (
-    observed,
-    readable,
-    side_channel_findings,
-    side_channel_reader,
-    with_side_channels,
-)
+from .events.side_channels import readable, side_channel_findings, side_channel_reader
 from .pairs import START_HINT, candidate_pairs
 from .probabilistic import bad_set_test
 from .relation import RelationChoice, choose_relation
-from .._codec import from_json as from_plain
-from .._codec import to_json as plain
 from .result import AuditResult, Verdict, VerifiedEvent
 from .run.checkpoint import Checkpoint
 from .run.executors import InProcess, Threads, make_executor, ship
+from .run.observed import observed, with_side_channels
 from .run.progress import Progress
 from .run.sampling import Draws, fresh_seed
 from .run.shipping import leave_if_rerun_by_worker

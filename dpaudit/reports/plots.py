@@ -502,7 +502,7 @@ def _at_working_point(audit: dict[str, Any]) -> dict[str, Any]:
 def all_plots(mechanism: Any, audit: dict[str, Any], n: int = PLOT_SAMPLES) -> list[dict[str, Any]]:
     """Every figure that applies to this mechanism and audit (audit given as ``AuditResult.as_dict()``)."""
     from ..auditor.events.sets import event_from_dict
-    from ..auditor.events.side_channels import as_audited
+    from ..auditor.run.observed import as_audited
 
     pair = from_json(audit["pair"])
     mechanism = as_audited(mechanism, tuple(audit.get("checks", ())))  # events may read the run's draw count

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ...mechanisms.base import Mechanism
+from .observed import with_side_channels
 
 __all__ = ["MechanismRef", "leave_if_rerun_by_worker", "main_importable", "ship", "spawn_blocker"]
 
@@ -39,7 +40,7 @@ class MechanismRef:
 
     ``randomness`` is the wrapped function's randomness kind for a ``"target"`` (it decides how the
     function is called, so workers must not infer it anew).  ``side_channels`` are the side channels
-    (:mod:`dpaudit.auditor.events.side_channels`) the worker's mechanism records beside each output.
+    (:mod:`.observed`) the worker's mechanism records beside each output.
     """
 
     kind: str
@@ -55,8 +56,6 @@ class MechanismRef:
         if built is None:
             built = self._build()
             if self.side_channels:
-                from ..events.side_channels import with_side_channels
-
                 built = with_side_channels(built, self.side_channels)
             _BUILT[key] = built
         return built

@@ -26,7 +26,7 @@ counterexample is deterministic.  It takes seconds per mechanism (hypothesis sea
 datasets), so it runs only when asked for.
 
 ``"draw-count"`` and ``"wall-time"`` are side channels of one-run functions, observed as extra output
-coordinates (:mod:`dpaudit.auditor.events.side_channels`); the draw count is on by default, the wall time only when asked for.
+coordinates (:mod:`dpaudit.auditor.run.observed`); the draw count is on by default, the wall time only when asked for.
 """
 
 from __future__ import annotations
