@@ -254,7 +254,8 @@ def prove(
                                "none", elapsed_s=time.perf_counter() - start)
         from .structure import prove_structure
 
-        return prove_structure(mechanism, claim, numeric, time_budget, start)
+        return prove_structure(mechanism, claim, time_budget, start,
+                               lambda part: prove(part, numeric=numeric, time_budget=None))
     if mechanism.density is None and mechanism.program is not None:
         from .program_proofs import decide_program
 
