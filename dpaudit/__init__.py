@@ -59,7 +59,7 @@ _PUBLIC = {
     "catalogue": "dpaudit.mechanisms.registry",
     "get": "dpaudit.mechanisms.registry",
     "names": "dpaudit.mechanisms.registry",
-    "resolve": "dpaudit.mechanisms.targets",
+    "resolve": "dpaudit.targets",
     "prove": "dpaudit.proofs",
     "ProofResult": "dpaudit.proofs",
     "ProofVerdict": "dpaudit.proofs:Verdict",
@@ -98,11 +98,11 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .mechanisms.programs import Noise, NoisyMaxProgram, ThresholdProgram, noisy_max_program, threshold_program
     from .mechanisms.registry import catalogue, get, names
     from .mechanisms.structure import AdmissibleNoise, GaussianSteps, Part, SequentialComposition, WishartNoise
-    from .mechanisms.targets import resolve
     from .neighbours import AddRemove, Canary, Local, NeighbourRelation, QueryDistance, Replace
     from .proofs import ProofResult, prove
     from .proofs import Verdict as ProofVerdict
     from .reports import report
+    from .targets import resolve
 
 
 def __getattr__(name: str) -> Any:

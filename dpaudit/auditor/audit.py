@@ -79,7 +79,7 @@ from .._validation import (
 from ..claims import Claim
 from ..errors import InvalidArgument, MechanismError
 from ..mechanisms.base import RANDOMNESS
-from ..mechanisms.targets import is_plain_callable, load_target, resolve, stated_claim
+from ..targets import is_plain_callable, load_target, resolve, stated_claim
 from . import bounds
 from .curve.claims import decide_curve_claim, is_curve_claim, working_point
 from .curve.stage import curve_stage

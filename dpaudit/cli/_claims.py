@@ -6,7 +6,7 @@
 * ``--rho R`` (zCDP), ``--mu M`` (Gaussian DP), ``--alpha A --epsilon E`` (Rényi DP at order A):
   each implies its ``--claim``, which may also be given; one of them per command line.  A curve claim
   stated so is read at the point ``--epsilon`` or ``--delta`` names (the other is read off its curve,
-  :func:`dpaudit.mechanisms.targets.stated_claim`); for Rényi DP ``--epsilon`` is epsilon(alpha) and
+  :func:`dpaudit.targets.stated_claim`); for Rényi DP ``--epsilon`` is epsilon(alpha) and
   only ``--delta`` names a point.
 """
 
@@ -67,7 +67,7 @@ def restated_claim(own: Callable[[], Any], claim_kind: str | None, epsilon: floa
     from .._validation import check_nonnegative_finite, check_unit_interval
     from ..claims import CURVE_KINDS, ApproxDP, GaussianDP, ProbabilisticDP, PureDP, RenyiDP, ZeroConcentratedDP
     from ..errors import InvalidArgument
-    from ..mechanisms.targets import restated_point, stated_claim
+    from ..targets import restated_point, stated_claim
 
     if all(v is None for v in (claim_kind, epsilon, delta, rho, mu, alpha)):
         return None

@@ -52,7 +52,7 @@ def prove(
     Exit 0 proved, 1 refuted (the witness is printed), 2 bad input, 3 unknown.
     """
     from .._validation import check_positive_finite
-    from ..mechanisms.targets import resolve
+    from ..targets import resolve
     from ..proofs import prove as run_prove
     from ..proofs.prove import DEFAULT_TIME_BUDGET
     from ..proofs.result import Verdict

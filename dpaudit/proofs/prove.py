@@ -236,7 +236,7 @@ def prove(
             raise InvalidArgument(f"time_budget={time_budget!r} must be a positive finite number of seconds or None") from None
     check_flag("numeric", numeric)
     if isinstance(mechanism, str):
-        from ..mechanisms.targets import resolve
+        from ..targets import resolve
 
         mechanism = resolve(mechanism)
     if isinstance(mechanism, Composition):

@@ -171,7 +171,7 @@ def build_report(
     from ..auditor.relation import check_pair, parse_relation
     from ..auditor.result import not_reproducible_suffix
     from ..auditor.run.sampling import fresh_seed
-    from ..mechanisms.targets import is_plain_callable, load_target, resolve
+    from ..targets import is_plain_callable, load_target, resolve
     from .checks import CHECKS, audit_checks, implementation_checks
     from .plots import PLOT_SAMPLES
 

@@ -55,7 +55,7 @@ def report_from_audit(
         JSON-ready, valid against :func:`.model.load_schema`.
     """
     from ..auditor.result import AuditResult
-    from ..mechanisms.targets import resolve
+    from ..targets import resolve
     from ..neighbours import relation_from_dict
     from .checks import implementation_checks
     from .plots import PLOT_SAMPLES

@@ -62,7 +62,7 @@ class MechanismRef:
 
     def _build(self) -> Mechanism:
         from ...mechanisms.registry import get
-        from ...mechanisms.targets import resolve
+        from ...targets import resolve
 
         if self.kind == "name":
             return get(self.payload)
