@@ -117,7 +117,8 @@ def side_channel_findings(measured: list[Any], claim: Any, confidence: float, dr
     coding = draws.coding
     if not channels or coding is None or coding.keys is None:
         return []
-    where = {check: coding.keys.index(repr(CHANNEL_KEYS[check])) for check in channels if repr(CHANNEL_KEYS[check]) in coding.keys}
+    where = {check: coding.keys.index(repr(CHANNEL_KEYS[check])) for check in channels
+             if repr(CHANNEL_KEYS[check]) in coding.keys}
     findings = []
     for m in measured:
         if not m.verdict_bound > claim.epsilon:  # the verdict's level decides, as for every finding

@@ -101,7 +101,8 @@ def _counting_class(base: type, name: str) -> type:
 
     namespace = {m: _counted(base, m) for m in methods}
     namespace.update(__init__=__init__, __module__=__name__,
-                     __doc__=f"A ``{base.__module__}.{base.__name__}`` that counts the random values drawn (``draws``).")
+                     __doc__=f"A ``{base.__module__}.{base.__name__}`` that counts the random values drawn "
+                             "(``draws``).")
     return type(name, (base,), namespace)
 
 
