@@ -34,9 +34,7 @@ from .outputs import OutputCoding, encode_outputs
 
 if TYPE_CHECKING:
     from .density import SymbolicDensity
-    from .programs import Program
     from .float_noise import FloatNoise
-    from .structure import Structure
 
 __all__ = ["RANDOMNESS", "Mechanism", "Outputs", "Sampler", "StepwiseRelease"]
 
@@ -143,7 +141,9 @@ class Mechanism:
     query: Callable[[Any], Any] | None = field(default=None, repr=False)
     sensitivity: float | None = None
     density: Callable[[], "SymbolicDensity"] | None = field(default=None, repr=False)
-    structure: "Structure | None" = field(default=None, repr=False)
+    # ``structure`` and ``program`` are typed Any: their modules build on Mechanism (a Part holds one, a
+    # program makes one), so this module cannot name their classes; the docstring above does.
+    structure: Any = field(default=None, repr=False)
     domain: Any = None
     pairs: tuple[tuple[Any, Any], ...] = ()
     flaw: str | None = None
@@ -152,7 +152,7 @@ class Mechanism:
     noise: "FloatNoise | None" = field(default=None, repr=False)
     randomness: str = "generator"
     float_sum: bool = True
-    program: "Callable[[], Program] | None" = field(default=None, repr=False)
+    program: Callable[[], Any] | None = field(default=None, repr=False)
     stepwise: StepwiseRelease | None = field(default=None, repr=False)
 
     @property
