@@ -49,6 +49,7 @@ import numpy as np
 from .._codec import to_json
 from . import bounds
 from .events.sets import RowSet, row_keys
+from .run.sampling import generator
 
 __all__ = ["BadSet", "Certified", "MAX_ATOMS", "bad_set_test", "certify", "choose_bad_set", "probabilistic_test",
            "select_bad_set"]
@@ -260,8 +261,6 @@ def probabilistic_test(draws: Any, bad: BadSet, n_verify: int, claim: Any, alpha
                        verdict_alphas: tuple[float, float] | None = None) -> Certified:
     """:func:`certify` ``bad`` on Poisson(``n_verify``) fresh samples per side (addresses ``(3, 2)`` for the
     sizes, ``(3, 1, side)`` for the draws)."""
-    from .run.sampling import generator
-
     a, b = bad.pair
     sizes = generator(draws.seed, (3, 2)).poisson(n_verify, size=2)
     atoms = [RowSet((atom,)) for atom in bad.atoms]

@@ -17,6 +17,9 @@ from typing import Any, TypeVar
 
 import click
 
+from .._validation import check_nonnegative_finite, check_unit_interval
+from ..claims import CURVE_KINDS, ApproxDP, GaussianDP, ProbabilisticDP, PureDP, RenyiDP, ZeroConcentratedDP
+from ..errors import InvalidArgument
 from ._common import NUMBER
 
 __all__ = ["CLAIM_KINDS", "claim_flags", "claim_options", "restated_claim"]
@@ -64,9 +67,6 @@ def restated_claim(own: Callable[[], Any], claim_kind: str | None, epsilon: floa
     its parameter where the mechanism's claim does not give it; ``--claim pure`` with a nonzero
     ``--delta``; a stated curve claim with both ``--epsilon`` and ``--delta``.
     """
-    from .._validation import check_nonnegative_finite, check_unit_interval
-    from ..claims import CURVE_KINDS, ApproxDP, GaussianDP, ProbabilisticDP, PureDP, RenyiDP, ZeroConcentratedDP
-    from ..errors import InvalidArgument
     from ..targets import restated_point, stated_claim
 
     if all(v is None for v in (claim_kind, epsilon, delta, rho, mu, alpha)):

@@ -13,6 +13,15 @@ from typing import Any
 import click
 
 from ..errors import InvalidArgument
+from ..reports import build_report, format_for, render
+from ..reports.build import STAGES
+from ..reports.catalogue import (
+    CATALOGUE_PROOF_TIMEOUT,
+    CATALOGUE_SAMPLES,
+    CATALOGUE_SEED,
+    CatalogueInterrupted,
+    write_catalogue,
+)
 from . import EXIT_CODES
 from ._common import (
     EXIT_BAD_INPUT,
@@ -45,9 +54,6 @@ def _bar(total: int, unit: str) -> Any:
 
 
 def _one(target: str, output: Path, options: dict[str, Any], as_json: bool) -> int:
-    from ..reports import build_report, format_for, render
-    from ..reports.build import STAGES
-
     format = format_for(output, "-o/--output")  # refuse a bad suffix before any work
     check_outputs(files={"-o/--output": output})
     with _bar(len(STAGES), "stage") as bar:
@@ -78,13 +84,6 @@ def _one(target: str, output: Path, options: dict[str, Any], as_json: bool) -> i
 
 def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool) -> int:
     from ..mechanisms.registry import names
-    from ..reports.catalogue import (
-        CATALOGUE_PROOF_TIMEOUT,
-        CATALOGUE_SAMPLES,
-        CATALOGUE_SEED,
-        CatalogueInterrupted,
-        write_catalogue,
-    )
 
     if output.suffix:
         raise InvalidArgument(f"-o/--output={str(output)!r} must be a folder for --all (no file suffix)")

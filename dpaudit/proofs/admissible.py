@@ -46,6 +46,7 @@ from ..mechanisms.structure import AdmissibleNoise
 from .budget import checkpoint
 from .chains import close_chain
 from .result import Counterexample, Outcome, Step, Verdict
+from .scale_change import scale_change_witness
 
 __all__ = ["prove_admissible_noise", "score_suprema"]
 
@@ -156,8 +157,6 @@ def prove_admissible_noise(noise: AdmissibleNoise, claim: Claim, query: Callable
                        "for every epsilon (and every delta < 1)", "point mass of a zero noise scale", steps,
                        counterexample=witness)
     checkpoint("scale change")
-    from .scale_change import scale_change_witness
-
     witness = scale_change_witness(noise, claim, query)
     if witness is not None:
         return Outcome(Verdict.REFUTED, f"the noise scale S(x)/alpha changes between neighbours: a released tail event "

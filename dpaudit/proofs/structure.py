@@ -34,11 +34,13 @@ from ..claims import Claim
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
 from ..mechanisms.structure import AdmissibleNoise, GaussianSteps, SequentialComposition, WishartNoise
+from .admissible import prove_admissible_noise
 from .budget import BudgetExhausted, checkpoint
 from .budget import time_budget as time_budget_context
-from .result import Certificate, Outcome, ProofResult, Step, Verdict
 from .chains import FLOAT_SLACK, close_chain
+from .result import Certificate, Outcome, ProofResult, Step, Verdict
 from .theorems import TheoremNotApplicable, sequential
+from .wishart import prove_wishart
 
 __all__ = ["prove_structure"]
 
@@ -50,11 +52,10 @@ def prove_structure(mechanism: Mechanism, claim: Claim, time_budget: float | Non
     ``prove_part`` proves a part of a sequential composition on its own (:func:`dpaudit.prove`, which
     dispatches here: the rules of this module are one of its routes)."""
     structure = mechanism.structure
-    # The rules' modules are imported before the budget starts: its alarm, raised inside an import,
-    # can land in CPython's parser and leave it in an inconsistent state (a SystemError, not a timeout).
-    from .admissible import prove_admissible_noise
+    # DP-SGD's rule loads scipy, sympy and mpmath, so it is imported here, and before the budget starts: its
+    # alarm, raised inside an import, can land in CPython's parser and leave it in an inconsistent state
+    # (a SystemError, not a timeout).
     from .gaussian_steps import prove_gaussian_steps
-    from .wishart import prove_wishart
 
     try:
         with time_budget_context(time_budget):

@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-
 from .._codec import to_json
 from .._validation import (
     check_flag,
@@ -25,6 +24,7 @@ from .._validation import (
     check_probability_open,
 )
 from ..errors import InvalidArgument
+from ._timeout import run_with_timeout
 from .document import STAGE_ERRORS, assemble, plots_section
 from .model import section
 
@@ -40,7 +40,6 @@ def _proof_section(mechanism: Any, timeout: float | None, restated: bool) -> dic
     the instance), not taken for the mechanism's own declaration.
     """
     from ..proofs import prove
-    from ._timeout import run_with_timeout
 
     if mechanism.density is None and mechanism.structure is None and mechanism.program is None:
         return section("skipped", None,

@@ -33,7 +33,9 @@ from typing import Any
 import numpy as np
 
 from .._codec import from_json
+from ..auditor.sensitivity import falsify_sensitivity
 from ..errors import DPAuditError, InvalidArgument
+from ..neighbours import AddRemove, Replace
 from .model import section
 
 __all__ = ["CHECKS", "LEAK_CHECKS", "audit_checks", "implementation_checks", "sensitivity_check"]
@@ -138,15 +140,11 @@ def sensitivity_check(mechanism: Any) -> dict[str, Any]:
     Applies to dataset mechanisms (add/remove or replace neighbours) declaring ``query`` and
     ``sensitivity``; the search is deterministic (derandomised hypothesis), so no seed is needed.
     """
-    from ..neighbours import AddRemove, Replace
-
     if mechanism.query is None or mechanism.sensitivity is None:
         return _envelope("sensitivity", "report", "skipped", note="the mechanism declares no query with a sensitivity")
     if not isinstance(mechanism.neighbours, (AddRemove, Replace)):
         return _envelope("sensitivity", "report", "skipped",
                          note="the check searches datasets (add/remove or replace neighbours)")
-    from ..auditor.sensitivity import falsify_sensitivity
-
     return _run("sensitivity", lambda: falsify_sensitivity(mechanism))
 
 

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ...claims import CURVE_KINDS, ApproxDP, Claim, PureDP
+from ..result import Verdict
 from .empirical import ALPHA_GRID, EmpiricalCurve, binary_renyi
 
 __all__ = ["EPSILON_GRID", "WORKING_DELTA", "CurveCheck", "check_curve_claim", "is_curve_claim", "working_point"]
@@ -171,8 +172,6 @@ def decide_curve_claim(result: Any, claim: Claim) -> Any:
     verdict would be a second test at the same level.
     """
     from dataclasses import replace
-
-    from ..result import Verdict
 
     curve = result.curve
     decisive, estimate = check_curve_claim(claim, curve, verdict=True), check_curve_claim(claim, curve, verdict=False)

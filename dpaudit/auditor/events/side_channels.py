@@ -24,6 +24,9 @@ import numpy as np
 from ..._codec import to_json
 from ..run.observed import CHANNEL_KEYS
 from ..run.sampling import generator
+from .leaks.events import CoordinateDifference
+from .learned import LearnedThreshold
+from .sets import AtomThreshold, RowSet
 
 __all__ = ["EXAMPLE_RUNS", "readable", "side_channel_findings", "side_channel_reader"]
 
@@ -31,8 +34,6 @@ __all__ = ["EXAMPLE_RUNS", "readable", "side_channel_findings", "side_channel_re
 def side_channel_reader(coding: Any, channels: tuple[str, ...]) -> Callable[[Any], bool]:
     """A test of whether an event reads one of the recorded side channels (structurally; a learned score
     reads every coordinate, so it reads them too)."""
-    from .learned import LearnedThreshold
-
     if not channels or coding is None or coding.keys is None:
         return lambda event: False
     where = [coding.keys.index(repr(CHANNEL_KEYS[c])) for c in channels if repr(CHANNEL_KEYS[c]) in coding.keys]
@@ -41,9 +42,6 @@ def side_channel_reader(coding: Any, channels: tuple[str, ...]) -> Callable[[Any
 
 def _reads(event: Any, coordinate: int) -> bool:
     """Whether membership in ``event`` depends on coordinate ``coordinate`` (structurally)."""
-    from .leaks.events import CoordinateDifference
-    from .sets import AtomThreshold, RowSet
-
     if isinstance(event, RowSet):
         return True
     if isinstance(event, AtomThreshold):

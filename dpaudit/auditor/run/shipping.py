@@ -29,6 +29,8 @@ from typing import Any
 import numpy as np
 
 from ...mechanisms.base import Mechanism
+from ...mechanisms.registry import get, names
+from ...targets import resolve
 from .observed import with_side_channels
 
 __all__ = ["MechanismRef", "leave_if_rerun_by_worker", "main_importable", "ship", "spawn_blocker"]
@@ -61,9 +63,6 @@ class MechanismRef:
         return built
 
     def _build(self) -> Mechanism:
-        from ...mechanisms.registry import get
-        from ...targets import resolve
-
         if self.kind == "name":
             return get(self.payload)
         if self.kind == "target":
@@ -101,8 +100,6 @@ def _same_function(f: Any, g: Any) -> bool:
 
 def _catalogue_entry(mechanism: Mechanism) -> bool:
     """True when ``mechanism`` samples exactly like the catalogue entry of the same name."""
-    from ...mechanisms.registry import get, names
-
     if mechanism.name not in names():
         return False
     entry = get(mechanism.name)
