@@ -46,7 +46,7 @@ class Anchor:
 
     def build(self):
         """The catalogue entry with this row's parameters (a :class:`dpaudit.Mechanism`)."""
-        from dpaudit.mechanisms.targets import load_attribute
+        from dpaudit.targets import load_attribute
 
         return load_attribute(self.factory)(**self.parameters)
 

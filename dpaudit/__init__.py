@@ -16,9 +16,9 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from ._version import __version__
 
-# public name -> module that defines it
+# public name -> module that defines it, or "module:name" where the public name is another
 _PUBLIC = {
     "ApproxDP": "dpaudit.claims",
     "Claim": "dpaudit.claims",
@@ -59,11 +59,13 @@ _PUBLIC = {
     "catalogue": "dpaudit.mechanisms.registry",
     "get": "dpaudit.mechanisms.registry",
     "names": "dpaudit.mechanisms.registry",
-    "resolve": "dpaudit.mechanisms.targets",
+    "resolve": "dpaudit.targets",
     "prove": "dpaudit.proofs",
     "ProofResult": "dpaudit.proofs",
+    "ProofVerdict": "dpaudit.proofs:Verdict",
     "audit": "dpaudit.auditor",
     "AuditResult": "dpaudit.auditor",
+    "Verdict": "dpaudit.auditor",
     "EmpiricalCurve": "dpaudit.auditor",
     "BaseFamily": "dpaudit.auditor.events",
     "EventFamily": "dpaudit.auditor.events",
@@ -77,7 +79,7 @@ _PUBLIC = {
 __all__ = ["__version__", *sorted(_PUBLIC)]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from .auditor import AuditResult, EmpiricalCurve, audit
+    from .auditor import AuditResult, EmpiricalCurve, Verdict, audit
     from .auditor.events import BaseFamily, EventFamily, Scored, SearchContext, register_family, unregister_family
     from .claims import ApproxDP, Claim, GaussianDP, PrivacyCurve, ProbabilisticDP, PureDP, RenyiDP, ZeroConcentratedDP
     from .errors import (
@@ -96,15 +98,17 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .mechanisms.programs import Noise, NoisyMaxProgram, ThresholdProgram, noisy_max_program, threshold_program
     from .mechanisms.registry import catalogue, get, names
     from .mechanisms.structure import AdmissibleNoise, GaussianSteps, Part, SequentialComposition, WishartNoise
-    from .mechanisms.targets import resolve
     from .neighbours import AddRemove, Canary, Local, NeighbourRelation, QueryDistance, Replace
     from .proofs import ProofResult, prove
+    from .proofs import Verdict as ProofVerdict
     from .reports import report
+    from .targets import resolve
 
 
 def __getattr__(name: str) -> Any:
     if name in _PUBLIC:
-        value = getattr(import_module(_PUBLIC[name]), name)
+        module, _, defined_as = _PUBLIC[name].partition(":")
+        value = getattr(import_module(module), defined_as or name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'dpaudit' has no attribute {name!r}")

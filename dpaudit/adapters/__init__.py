@@ -18,6 +18,8 @@ from typing import Any
 from .._validation import short_repr
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
+from .diffprivlib import from_mechanism
+from .opendp import from_measurement
 
 __all__ = ["LIBRARIES", "adapt", "library_of"]
 
@@ -52,8 +54,6 @@ def adapt(
             f"{target.__name__} is a class: audit an instance of it, e.g. {target.__name__}(epsilon=1.0, ...)"
         )
     if library == "opendp":
-        from .opendp import from_measurement
-
         return from_measurement(target, d_in=d_in, epsilon=epsilon, delta=delta)
     if d_in is not None:
         what = f"a diffprivlib {type(target).__name__}" if library else f"{type(target).__name__} {short_repr(target, 50)}"
@@ -67,7 +67,5 @@ def adapt(
             f"the target is {what}: drop d_in ({hint})"
         )
     if library == "diffprivlib":
-        from .diffprivlib import from_mechanism
-
         return from_mechanism(target, epsilon=epsilon, delta=delta)
     return None

@@ -65,10 +65,11 @@ from typing import Any
 
 import numpy as np
 
+from .._codec import from_json, to_json
 from ..claims import Claim
 from ..errors import InvalidArgument, MechanismError
 from ..mechanisms.base import Mechanism
-from ..mechanisms.targets import is_plain_callable, load_target, resolve
+from ..targets import is_plain_callable, load_target, resolve
 from . import bounds
 from .config import (
     DEFAULT_CONFIDENCE,
@@ -86,20 +87,15 @@ from .decision import REACH_FRACTION, Decision, Evidence, decide
 from .events.family import Scored
 from .events.leaks.events import leak_findings, sensitivity_finding
 from .events.sets import labelled
-from .events.side_channels import (
-    observed,
-    readable,
-    side_channel_findings,
-    side_channel_reader,
-    with_side_channels,
-)
+from .events.side_channels import readable, side_channel_findings, side_channel_reader
 from .pairs import START_HINT, candidate_pairs
 from .probabilistic import Certified, bad_set_test
 from .relation import RelationChoice, choose_relation
 from .records import Finding, Neighbours, RunInfo, Stopping
-from .result import AuditResult, VerifiedEvent, from_plain, plain
+from .result import AuditResult, VerifiedEvent
 from .run.checkpoint import Checkpoint
 from .run.executors import InProcess, Threads, make_executor, ship
+from .run.observed import observed, with_side_channels
 from .run.progress import Progress
 from .run.sampling import Draws
 from .run.shipping import leave_if_rerun_by_worker
@@ -330,8 +326,8 @@ def _fingerprint(config: AuditConfig, setup: Setup, n_search: int) -> dict[str, 
         "description": mechanism.description,
         "neighbours": setup.relation.as_dict(),
         "claim": setup.claim.as_dict(),
-        "pair": plain(config.pair) if config.pair is not None else None,
-        "data": plain(config.data) if config.data is not None else None,
+        "pair": to_json(config.pair) if config.pair is not None else None,
+        "data": to_json(config.data) if config.data is not None else None,
         "seed": config.seed,
         "samples": config.samples,
         "search_samples": n_search,
@@ -475,8 +471,8 @@ def _records(checked: Verification, confidence: float) -> tuple[VerifiedEvent, .
     measured = checked.measured
     _, holm = bounds.holm_adjusted([m.p for m in measured], confidence)
     return tuple(
-        VerifiedEvent(pair=from_plain(plain(m.pair)), event=m.scored.event.describe(),
-                      event_spec=plain(m.scored.event.as_dict()), family=m.scored.family,
+        VerifiedEvent(pair=from_json(to_json(m.pair)), event=m.scored.event.describe(),
+                      event_spec=to_json(m.scored.event.as_dict()), family=m.scored.family,
                       search_bound=float(m.scored.objective), hits=m.hits, sample_sizes=m.sizes,
                       epsilon_lower_bound=m.bound, p_value=m.p, holm_p_value=h,
                       verdict_epsilon_lower_bound=m.verdict_bound)
@@ -495,7 +491,7 @@ def _reported(records: tuple[VerifiedEvent, ...], checked: Verification, claim: 
     else:
         raw_bound, raw_verdict, ka, kb, na, nb = (-math.inf, -math.inf, 0, 0, checked.samples_used,
                                                   checked.samples_used)
-        event, spec, reported_pair = "none: the outputs took one value on the search samples", {}, from_plain(plain(pair))
+        event, spec, reported_pair = "none: the outputs took one value on the search samples", {}, from_json(to_json(pair))
     support_mismatch = bool(records) and kb == 0 and ka > 0
     pdp = certified is not None and certified.refuted and certified.epsilon_lower_bound > raw_bound
     if pdp:
@@ -503,7 +499,7 @@ def _reported(records: tuple[VerifiedEvent, ...], checked: Verification, claim: 
         raw_verdict = certified.verdict_epsilon_lower_bound
         ka, kb = sum(certified.hits_a), sum(certified.hits_b)
         event = labelled(certified.bad.event, draws.coding).describe()
-        spec, reported_pair = plain(certified.bad.event.as_dict()), from_plain(plain(certified.bad.pair))
+        spec, reported_pair = to_json(certified.bad.event.as_dict()), from_json(to_json(certified.bad.pair))
         support_mismatch = kb == 0 and ka > 0
     delta_lb = None
     if claim.states_delta:

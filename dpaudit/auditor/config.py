@@ -26,7 +26,7 @@ from .._validation import (
 from ..claims import Claim
 from ..errors import InvalidArgument
 from ..mechanisms.base import RANDOMNESS
-from ..mechanisms.targets import stated_claim
+from ..targets import stated_claim
 from .bounds import METHODS
 from .events.leaks.events import DEFAULT_CHECKS, check_names
 from .run.sampling import fresh_seed
@@ -62,7 +62,7 @@ class AuditConfig:
         instead of ``epsilon``.  A curve claim is decided on the whole empirical privacy curve, as a
         mechanism's declared one is (:mod:`.curve.claims`).  With ``epsilon`` or ``delta`` (one of
         them) a curve claim is audited at the point of its curve they name; a point claim states both
-        itself and is refused with either (:func:`dpaudit.mechanisms.targets.stated_claim`).  Once
+        itself and is refused with either (:func:`dpaudit.targets.stated_claim`).  Once
         built, ``claim`` is the claim so stated and ``epsilon``/``delta`` are None.
     epsilon, delta : float, optional
         The claim to audit; default the mechanism's own.  Required (epsilon, or ``claim``) for a plain

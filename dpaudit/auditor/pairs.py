@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
+from .._codec import to_json
 from ..errors import DPAuditError, InvalidArgument
 from ..mechanisms.base import Mechanism
 from ..neighbours import AddRemove, Local, QueryDistance, Replace
-from .result import plain
 
 __all__ = ["MAX_PAIRS", "START_HINT", "candidate_pairs", "data_domain"]
 
@@ -29,7 +29,7 @@ MAX_PAIRS = 24
 
 
 def _key(a: Any, b: Any) -> tuple[str, str]:
-    ka, kb = repr(plain(a)), repr(plain(b))
+    ka, kb = repr(to_json(a)), repr(to_json(b))
     return (ka, kb) if ka <= kb else (kb, ka)
 
 
@@ -71,20 +71,20 @@ def data_domain(relation: Any, data: Any) -> tuple[Any, int]:
     if not records:
         raise InvalidArgument(f"data={data!r} has no records to take the value range from; {START_HINT}")
     try:
-        ordered = sorted(records, key=plain)
+        ordered = sorted(records, key=to_json)
     except TypeError:  # records of mixed kinds: the first and the last stand for the range
         ordered = records
     low, high = ordered[0], ordered[-1]
-    return (low, high) if repr(plain(low)) != repr(plain(high)) else (low,), len(records)
+    return (low, high) if repr(to_json(low)) != repr(to_json(high)) else (low,), len(records)
 
 
 def _neighbours_of_data(relation: Any, data: Any, domain: tuple[Any, ...]) -> list[tuple[Any, Any]]:
     """The neighbours of ``data`` itself: one extreme record added or removed, or replaced by the other."""
     records = _records(data)
-    keys = [repr(plain(r)) for r in records]
+    keys = [repr(to_json(r)) for r in records]
     pairs = []
     for value in domain:
-        at = keys.index(repr(plain(value)))
+        at = keys.index(repr(to_json(value)))
         without = records[:at] + records[at + 1 :]
         if isinstance(relation, AddRemove):
             pairs += [(_like(data, records), _like(data, records + [value])), (_like(data, without), _like(data, records))]
@@ -130,7 +130,7 @@ def candidate_pairs(
         except DPAuditError:
             neighbouring = False
         if not neighbouring:
-            notes.append(f"skipped pair {plain(a)!r}, {plain(b)!r}: not neighbouring under {relation}")
+            notes.append(f"skipped pair {to_json(a)!r}, {to_json(b)!r}: not neighbouring under {relation}")
             continue
         chosen.append((a, b))
     if not chosen:

@@ -46,9 +46,11 @@ from typing import Any
 
 import numpy as np
 
+from .._codec import to_json
 from . import bounds
 from .events.sets import RowSet, row_keys
 from .records import BadSetFinding
+from .run.sampling import generator
 
 __all__ = ["BadSet", "Certified", "MAX_ATOMS", "bad_set_test", "certify", "choose_bad_set", "probabilistic_test",
            "select_bad_set"]
@@ -93,11 +95,9 @@ class Certified:
 
     def finding(self, claim: Any, confidence: float, verdict_confidence: float | None = None) -> BadSetFinding:
         """The result's finding: the check, the event, the counts and why it refutes."""
-        from .result import plain
-
         verdict_confidence = confidence if verdict_confidence is None else verdict_confidence
 
-        return BadSetFinding.from_dict(plain({
+        return BadSetFinding.from_dict(to_json({
             "check": "probabilistic-dp",
             "verdict": "violation" if self.refuted else "consistent",
             "event": self.bad.event.describe(),
@@ -117,7 +117,7 @@ class Certified:
                 f"every one of the {len(self.atom_bounds)} output(s) of {self.bad.event.describe()} has privacy loss "
                 f">= {self.verdict_epsilon_lower_bound:.4g} > claimed epsilon {claim.epsilon:g}, and together they "
                 f"have mass >= {self.verdict_mass_lower_bound:.4g} > claimed delta {claim.delta:g} under "
-                f"{plain(self.bad.pair[0])!r}: the bad set exceeds delta, so probabilistic DP fails (Meiser 2018, "
+                f"{to_json(self.bad.pair[0])!r}: the bad set exceeds delta, so probabilistic DP fails (Meiser 2018, "
                 f"Def. 2), at the verdict's confidence {verdict_confidence:g} (estimates at {confidence:g}: loss >= "
                 f"{self.epsilon_lower_bound:.4g}, mass >= {self.mass_lower_bound:.4g})"
                 if self.refuted
@@ -262,8 +262,6 @@ def probabilistic_test(draws: Any, bad: BadSet, n_verify: int, claim: Any, alpha
                        verdict_alphas: tuple[float, float] | None = None) -> Certified:
     """:func:`certify` ``bad`` on Poisson(``n_verify``) fresh samples per side (addresses ``(3, 2)`` for the
     sizes, ``(3, 1, side)`` for the draws)."""
-    from .run.sampling import generator
-
     a, b = bad.pair
     sizes = generator(draws.seed, (3, 2)).poisson(n_verify, size=2)
     atoms = [RowSet((atom,)) for atom in bad.atoms]

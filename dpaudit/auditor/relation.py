@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .._codec import to_json
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
 from ..neighbours import (
@@ -32,7 +33,6 @@ from ..neighbours import (
     infer_relation,
     relation_from_spec,
 )
-from .result import plain
 
 __all__ = ["RelationChoice", "choose_relation", "parse_relation"]
 
@@ -107,5 +107,5 @@ def check_pair(pair: Any) -> None:
     """A pair (a, b) of two different inputs, else InvalidArgument naming ``pair``."""
     if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
         raise InvalidArgument(f"pair={pair!r} must be a pair (a, b) of neighbouring inputs")
-    if repr(plain(pair[0])) == repr(plain(pair[1])):
-        raise InvalidArgument(f"pair={plain(pair)!r} holds the same input twice; neighbours differ in one record")
+    if repr(to_json(pair[0])) == repr(to_json(pair[1])):
+        raise InvalidArgument(f"pair={to_json(pair)!r} holds the same input twice; neighbours differ in one record")

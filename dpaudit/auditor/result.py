@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import enum
-import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from .._codec import from_json, to_json
 from ..claims import Claim, claim_from_dict
 from .curve import EmpiricalCurve
 from .presenter import summary
 from .records import CurveCheck, Finding, Neighbours, RunInfo, ScopeBounds, Stopping, finding_from_dict
 
-__all__ = ["AuditResult", "Verdict", "VerifiedEvent", "from_plain", "not_reproducible_suffix", "plain"]
+__all__ = ["AuditResult", "Verdict", "VerifiedEvent", "not_reproducible_suffix"]
 
 
 def not_reproducible_suffix(result: Any) -> str:
@@ -46,28 +46,6 @@ class Verdict(str, enum.Enum):
         return self.value
 
 
-def plain(value: Any) -> Any:
-    """``value`` as plain JSON data: tuples/arrays become lists, numpy scalars Python numbers, inf "inf"."""
-    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
-        value = value.tolist()
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, float) and not math.isfinite(value):
-        return "inf" if value > 0 else ("-inf" if value < 0 else "nan")
-    return value
-
-
-def from_plain(value: Any) -> Any:
-    """Inverse of :func:`plain` for stored values: lists become tuples, "inf" a float."""
-    if isinstance(value, list):
-        return tuple(from_plain(v) for v in value)
-    if isinstance(value, str) and value in ("inf", "-inf", "nan"):
-        return float(value)
-    return value
-
-
 @dataclass(frozen=True)
 class VerifiedEvent:
     """One candidate (pair, direction, event) as measured on the verification samples."""
@@ -85,14 +63,14 @@ class VerifiedEvent:
     verdict_epsilon_lower_bound: float | None = None  # at the verdict's level; None in older results
 
     def as_dict(self) -> dict[str, Any]:
-        return plain(asdict(self))
+        return to_json(asdict(self))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "VerifiedEvent":
         values = {f.name: data[f.name] for f in fields(cls) if f.name in data}
         for name in ("pair", "hits", "sample_sizes", "search_bound", "epsilon_lower_bound", "verdict_epsilon_lower_bound"):
             if name in values:
-                values[name] = from_plain(values[name])
+                values[name] = from_json(values[name])
         return cls(**values)
 
 
@@ -286,7 +264,7 @@ class AuditResult:
         data["curve"] = self.curve.as_dict() if self.curve is not None else None
         for name in _RECORDS:  # an absent record is written as {}, as results always were
             data[name] = data[name].as_dict() if data[name] is not None else {}
-        return plain(data)
+        return to_json(data)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "AuditResult":
@@ -298,7 +276,7 @@ class AuditResult:
         for name in ("pair", "sample_sizes", "hits", "notes", "epsilon_lower_bound", "epsilon_reach",
                      "verdict_epsilon_lower_bound"):
             if name in values:
-                values[name] = from_plain(values[name])
+                values[name] = from_json(values[name])
         values["findings"] = tuple(finding_from_dict(f) for f in data.get("findings", ()))
         values["checks"] = tuple(data.get("checks", ()))
         if data.get("curve") is not None:

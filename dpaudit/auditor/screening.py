@@ -50,9 +50,9 @@ from typing import Any
 
 import numpy as np
 
+from .._codec import from_json, to_json
 from .events import EventFamily, Scored, Scorer, SearchContext, registered_families
 from .events.sets import event_from_dict
-from .result import from_plain, plain
 from .run.sampling import Draws
 
 __all__ = ["MIN_SCREEN", "SearchOutcome", "outcome_from_record", "rescored_shortlist", "search_record", "search_stage"]
@@ -79,7 +79,7 @@ class SearchOutcome:
 
 def search_record(outcome: SearchOutcome, chosen: list[Scored]) -> dict[str, Any]:
     """``outcome`` and the events chosen for verification as JSON-ready data."""
-    return plain(
+    return to_json(
         {
             "pair_index": outcome.pair_index,
             "samples": outcome.samples,
@@ -97,7 +97,7 @@ def search_record(outcome: SearchOutcome, chosen: list[Scored]) -> dict[str, Any
 def outcome_from_record(record: dict[str, Any], noise: Any) -> tuple[SearchOutcome, list[Scored]]:
     """Inverse of :func:`search_record`; ``noise`` rebuilds float-support events."""
     chosen = [
-        Scored(event_from_dict(e["spec"], noise), e["family"], bool(e["forward"]), float(from_plain(e["objective"])),
+        Scored(event_from_dict(e["spec"], noise), e["family"], bool(e["forward"]), float(from_json(e["objective"])),
                int(e["hits_a"]), int(e["hits_b"]))
         for e in record["events"]
     ]

@@ -31,6 +31,7 @@ from .._validation import (
     check_positive_int,
 )
 from ..errors import InvalidArgument
+from ..mechanisms.base import Mechanism
 from ..neighbours import AddRemove, QueryDistance, Replace
 
 __all__ = ["SensitivityResult", "falsify_sensitivity", "run_length"]
@@ -257,6 +258,4 @@ def _resolve(
 
 
 def _is_plain_callable(target: Any) -> bool:
-    from ..mechanisms.base import Mechanism
-
     return callable(target) and not isinstance(target, Mechanism)

@@ -15,7 +15,7 @@ import pkgutil
 
 import click
 
-from .. import __version__
+from .._version import __version__
 from ._common import OneLineErrors
 
 EXIT_CODES = """\b

@@ -6,7 +6,7 @@
 * ``--rho R`` (zCDP), ``--mu M`` (Gaussian DP), ``--alpha A --epsilon E`` (Rényi DP at order A):
   each implies its ``--claim``, which may also be given; one of them per command line.  A curve claim
   stated so is read at the point ``--epsilon`` or ``--delta`` names (the other is read off its curve,
-  :func:`dpaudit.mechanisms.targets.stated_claim`); for Rényi DP ``--epsilon`` is epsilon(alpha) and
+  :func:`dpaudit.targets.stated_claim`); for Rényi DP ``--epsilon`` is epsilon(alpha) and
   only ``--delta`` names a point.
 """
 
@@ -17,6 +17,9 @@ from typing import Any, TypeVar
 
 import click
 
+from .._validation import check_nonnegative_finite, check_unit_interval
+from ..claims import GaussianDP, PureDP, RenyiDP, ZeroConcentratedDP, claim_class
+from ..errors import InvalidArgument
 from ._common import NUMBER
 
 __all__ = ["CLAIM_KINDS", "claim_flags", "claim_options", "restated_claim"]
@@ -64,10 +67,7 @@ def restated_claim(own: Callable[[], Any], claim_kind: str | None, epsilon: floa
     its parameter where the mechanism's claim does not give it; ``--claim pure`` with a nonzero
     ``--delta``; a stated curve claim with both ``--epsilon`` and ``--delta``.
     """
-    from .._validation import check_nonnegative_finite, check_unit_interval
-    from ..claims import GaussianDP, PureDP, RenyiDP, ZeroConcentratedDP, claim_class
-    from ..errors import InvalidArgument
-    from ..mechanisms.targets import restated_point, stated_claim
+    from ..targets import restated_point, stated_claim
 
     if all(v is None for v in (claim_kind, epsilon, delta, rho, mu, alpha)):
         return None

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
+from .._codec import to_json
+from .._paths import check_output_file, check_output_folder, write_or_keep
 from ..errors import DPAuditError, InvalidArgument, InvalidDataset
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -107,8 +108,6 @@ def check_outputs(*, files: dict[str, Any] | None = None, folders: dict[str, Any
     ``files`` and ``folders`` map the option as the user typed it (``"--checkpoint"``) to its value;
     ``None`` values (option not given) are skipped.  See :mod:`dpaudit._paths` for the rules.
     """
-    from .._paths import check_output_file, check_output_folder
-
     for option, value in (files or {}).items():
         if value is not None:
             check_output_file(option, value)
@@ -122,8 +121,6 @@ def save_finished(text: str, path: Any, option: str) -> tuple[str, str | None]:
 
     Returns ``(where it is, None)`` or ``(where it is, a one-line error saying why and where)``.
     """
-    from .._paths import write_or_keep
-
     try:
         where, why = write_or_keep(text, path)
     except OSError as exc:
@@ -135,25 +132,13 @@ def save_finished(text: str, path: Any, option: str) -> tuple[str, str | None]:
     return str(where), f"{option}: {why}; the finished result is kept in {where}"
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return "inf" if value > 0 else ("-inf" if value < 0 else "nan")
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
-
-
 def echo_json(document: Any) -> None:
-    click.echo(json.dumps(_jsonable(document), indent=2, sort_keys=False))
+    click.echo(json.dumps(to_json(document), indent=2, sort_keys=False))
 
 
 def parse_distance(text: str) -> int | float:
     """``--d-in``: a JSON number (an integer stays an integer, as OpenDP's integer distances need)."""
     import json
-
-    from ..errors import InvalidArgument
 
     try:
         value = json.loads(text)

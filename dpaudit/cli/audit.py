@@ -60,7 +60,7 @@ def _reproduction(
 
 def _own_claim(target: str, d_in: Any, randomness: str | None) -> Any:
     """TARGET's own claim, for a --claim that leaves a value to it; None for a plain function (checked first)."""
-    from ..mechanisms.targets import check_plain_callable, is_plain_callable, load_target, resolve
+    from ..targets import check_plain_callable, is_plain_callable, load_target, resolve
 
     loaded = load_target(target)
     if is_plain_callable(loaded):

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from .._validation import check_positive_finite
 from ._claims import claim_options, restated_claim
 from ._common import (
     EXIT_OK,
@@ -51,11 +52,10 @@ def prove(
 
     Exit 0 proved, 1 refuted (the witness is printed), 2 bad input, 3 unknown.
     """
-    from .._validation import check_positive_finite
-    from ..mechanisms.targets import resolve
     from ..proofs import prove as run_prove
     from ..proofs.prove import DEFAULT_TIME_BUDGET
     from ..proofs.result import Verdict
+    from ..targets import resolve
 
     if time_budget is not None:  # checked before the claim's options, which would otherwise speak first
         check_positive_finite("time_budget", time_budget)

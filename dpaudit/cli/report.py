@@ -14,6 +14,13 @@ import click
 
 from ..auditor.config import DEFAULT_CONFIDENCE
 from ..errors import InvalidArgument
+from ..reports.catalogue import (
+    CATALOGUE_PROOF_TIMEOUT,
+    CATALOGUE_SAMPLES,
+    CATALOGUE_SEED,
+    CatalogueInterrupted,
+    write_catalogue,
+)
 from . import EXIT_CODES
 from ._common import (
     EXIT_BAD_INPUT,
@@ -46,6 +53,7 @@ def _bar(total: int, unit: str) -> Any:
 
 
 def _one(target: str, output: Path, options: dict[str, Any], as_json: bool) -> int:
+    # looked up when called: dpaudit.reports.build_report is the seam the tests substitute
     from ..reports import build_report, format_for, render
     from ..reports.build import STAGES
 
@@ -79,13 +87,6 @@ def _one(target: str, output: Path, options: dict[str, Any], as_json: bool) -> i
 
 def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool) -> int:
     from ..mechanisms.registry import names
-    from ..reports.catalogue import (
-        CATALOGUE_PROOF_TIMEOUT,
-        CATALOGUE_SAMPLES,
-        CATALOGUE_SEED,
-        CatalogueInterrupted,
-        write_catalogue,
-    )
 
     if output.suffix:
         raise InvalidArgument(f"-o/--output={str(output)!r} must be a folder for --all (no file suffix)")

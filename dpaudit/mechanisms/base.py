@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._codec import to_json
 from .._validation import check_nonnegative_int, check_one_of, check_positive_finite, check_positive_int, short_repr
 from ..claims import Claim, check_claim
 from ..errors import InvalidArgument, MechanismError
@@ -33,9 +34,7 @@ from .outputs import OutputCoding, encode_outputs
 
 if TYPE_CHECKING:
     from .density import SymbolicDensity
-    from .programs import Program
     from .float_noise import FloatNoise
-    from .structure import Structure
 
 __all__ = ["RANDOMNESS", "Mechanism", "Outputs", "Sampler", "StepwiseRelease"]
 
@@ -142,7 +141,9 @@ class Mechanism:
     query: Callable[[Any], Any] | None = field(default=None, repr=False)
     sensitivity: float | None = None
     density: Callable[[], "SymbolicDensity"] | None = field(default=None, repr=False)
-    structure: "Structure | None" = field(default=None, repr=False)
+    # ``structure`` and ``program`` are typed Any: their modules build on Mechanism (a Part holds one, a
+    # program makes one), so this module cannot name their classes; the docstring above does.
+    structure: Any = field(default=None, repr=False)
     domain: Any = None
     pairs: tuple[tuple[Any, Any], ...] = ()
     flaw: str | None = None
@@ -151,7 +152,7 @@ class Mechanism:
     noise: "FloatNoise | None" = field(default=None, repr=False)
     randomness: str = "generator"
     float_sum: bool = True
-    program: "Callable[[], Program] | None" = field(default=None, repr=False)
+    program: Callable[[], Any] | None = field(default=None, repr=False)
     stepwise: StepwiseRelease | None = field(default=None, repr=False)
 
     @property
@@ -297,7 +298,7 @@ class Mechanism:
             "has_density": self.density is not None,
             "flawed": self.flawed,
             "flaw": self.flaw,
-            "true_epsilon": _json_float(self.true_epsilon),
+            "true_epsilon": to_json(self.true_epsilon),
             "source": self.source,
             "randomness": self.randomness,
         }
@@ -310,12 +311,6 @@ def _randomness_hint(exc: Exception, randomness: str) -> str:
         return ""
     return ("; it was given a numpy Generator: if it expects a RandomState or a random.Random, annotate that "
             "parameter or pass randomness='random-state' / 'python-random'")
-
-
-def _json_float(value: float | None) -> float | str | None:
-    if value is None or math.isfinite(value):
-        return value
-    return "inf"
 
 
 def check_run_signature(named: str, function: Callable[..., Any]) -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._validation import (
     check_nonnegative_finite,
@@ -35,9 +35,7 @@ from .._validation import (
     check_unit_interval,
 )
 from ..errors import InvalidArgument
-
-if TYPE_CHECKING:
-    from .base import Mechanism
+from .base import Mechanism
 
 __all__ = ["AdmissibleNoise", "GaussianSteps", "Part", "SequentialComposition", "Structure", "WishartNoise"]
 
@@ -73,8 +71,6 @@ class Part:
     repeat: int = 1
 
     def __post_init__(self) -> None:
-        from .base import Mechanism
-
         if not isinstance(self.mechanism, Mechanism):
             raise InvalidArgument(f"mechanism={self.mechanism!r} of part {self.label!r} must be a Mechanism")
         object.__setattr__(

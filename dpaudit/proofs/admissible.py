@@ -44,7 +44,9 @@ from typing import Any
 from ..claims import Claim, PureDP
 from ..mechanisms.structure import AdmissibleNoise
 from .budget import checkpoint
+from .chains import close_chain
 from .result import Counterexample, Outcome, Step, Verdict
+from .scale_change import scale_change_witness
 
 __all__ = ["prove_admissible_noise", "score_suprema"]
 
@@ -155,8 +157,6 @@ def prove_admissible_noise(noise: AdmissibleNoise, claim: Claim, query: Callable
                        "for every epsilon (and every delta < 1)", "point mass of a zero noise scale", steps,
                        counterexample=witness)
     checkpoint("scale change")
-    from .scale_change import scale_change_witness
-
     witness = scale_change_witness(noise, claim, query)
     if witness is not None:
         return Outcome(Verdict.REFUTED, f"the noise scale S(x)/alpha changes between neighbours: a released tail event "
@@ -211,8 +211,6 @@ def prove_admissible_noise(noise: AdmissibleNoise, claim: Claim, query: Callable
         f"h is ({noise.alpha:g}, {noise.beta:g})-admissible (sliding and dilation each cost <= epsilon/2) and S is a "
         f"{noise.beta:g}-smooth upper bound on LS: f(x) + (S(x)/alpha) Z is {derived} (NRS 2007, Def. 2.5, Lemma 2.6)",
     ))
-    from .structure import close_chain
-
     outcome = close_chain(derived, claim, METHOD, steps, "NRS Lemma 2.6", noise.output)
     outcome.details.update({"instance_datasets": len(noise.datasets), "neighbour_pairs_checked": pairs,
                             "sliding_supremum": float(slide), "dilation_supremum": float(dilate)})

@@ -28,9 +28,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..claims import GaussianDP, RenyiDP, ZeroConcentratedDP
+from .budget import checkpoint
+from .outputs import finite_outputs, is_finite_output, pmf_at
 from .renyi import RenyiDivergence, renyi_divergence
 from .result import Counterexample, Outcome, Step, Verdict
 from .signs import DIGITS, SignContext
+from .verify import _series_value
 
 __all__ = ["REFUTATION_ORDERS", "prove_concentrated"]
 
@@ -131,9 +134,6 @@ def direct_divergence(density: Any, pair: tuple, order: Any, point: dict) -> Any
     import mpmath
     import sympy
 
-    from .outputs import finite_outputs, is_finite_output, pmf_at
-    from .verify import _series_value
-
     def at(expr: Any) -> Any:
         expr = sympy.sympify(expr).xreplace(point)
         return expr.xreplace({series: _series_value(series) for series in expr.atoms(sympy.Sum) if not series.free_symbols})
@@ -223,8 +223,6 @@ def _zcdp_general(density: Any, divergence: RenyiDivergence, claim: ZeroConcentr
                   point: dict) -> Outcome:
     """Laplace and finite pmfs: pure-DP implication for the proof, a grid of orders for the refutation."""
     import sympy
-
-    from .budget import checkpoint
 
     rho_value = _at(rho, point)
     if divergence.limit is not None:

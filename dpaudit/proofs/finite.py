@@ -24,8 +24,8 @@ from typing import Any
 from .budget import checkpoint
 from .outputs import coordinate_domains, finite_outputs
 from .result import Counterexample, Outcome, Step, Verdict
-from .signs import DIGITS, SignContext, canonical, exceeds, evaluate, is_zero
-from .verify import density_value
+from .signs import DIGITS, SignContext, canonical, evaluate, exceeds, is_zero
+from .verify import density_value, log_ratio_at
 
 __all__ = ["input_pairs", "product_factors", "prove_finite_pure"]
 
@@ -181,8 +181,6 @@ def valid_pmf(density: Any, point: dict, x: tuple) -> bool:
 
 def finite_counterexample(density: Any, epsilon: Any, context: SignContext, max_points: int = 20) -> Counterexample | None:
     """The output and inputs with the largest verified log-ratio above epsilon (mpmath), or None."""
-
-    from .verify import log_ratio_at
 
     outputs = finite_outputs(density)
     for point in context.parameter_points()[:max_points]:

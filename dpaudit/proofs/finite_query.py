@@ -25,6 +25,7 @@ import itertools
 from typing import Any
 
 from .budget import checkpoint
+from .linear_statistic import prove_linear_statistic, statistic_pairs
 from .outputs import finite_outputs
 from .result import Counterexample, Outcome, Step, Verdict
 from .signs import DIGITS, SignContext, evaluate
@@ -82,8 +83,6 @@ def prove_finite_query(density: Any, epsilon: Any, context: SignContext) -> Outc
     checkpoint("mediant bound: normal form N_r / sum_j N_j")
     numerators = _normalised_parts(density, outputs)
     if numerators is None:
-        from .linear_statistic import prove_linear_statistic
-
         outcome = prove_linear_statistic(density, epsilon, context)
         if outcome.verdict is Verdict.PROVED:
             return outcome
@@ -142,8 +141,6 @@ def _moves(k: int, norm: str) -> list[tuple]:
 
 
 def _search(density: Any, epsilon: Any, context: SignContext, steps: list[Step], reason: str, along_statistic: bool = False) -> Outcome:
-    from .linear_statistic import statistic_pairs
-
     outputs = finite_outputs(density)
     k = len(density.inputs)
     for index, point in enumerate(context.parameter_points()[:8]):

@@ -30,6 +30,8 @@ from typing import Any
 
 from .budget import checkpoint
 from .outputs import finite_outputs
+from .outputs import finite_outputs as outputs_of
+from .probabilistic import prove_finite_probabilistic
 from .result import Outcome
 from .signs import SignContext
 
@@ -102,8 +104,6 @@ def _breaks(table: dict, mapping: tuple[int, ...], exp_eps: Fraction, delta: Fra
 def _pushforward(density: Any, mapping: tuple[int, ...]) -> Any:
     import sympy
 
-    from .outputs import finite_outputs as outputs_of
-
     y = density.outputs[0]
     ys = [v[0] for v in outputs_of(density)]
     images = sorted(set(mapping))
@@ -117,8 +117,6 @@ def _pushforward(density: Any, mapping: tuple[int, ...]) -> Any:
 
 def search_postprocessing(density: Any, epsilon: Any, delta: Any, context: SignContext) -> PostProcessingSearch:
     """Enumerate post-processing maps exactly and prove the first breaking one symbolically."""
-    from .probabilistic import prove_finite_probabilistic
-
     if len(density.outputs) != 1:
         raise ValueError("post-processing search needs one output coordinate")
     n = len(finite_outputs(density))

@@ -37,6 +37,8 @@ from typing import Any
 
 from .budget import checkpoint
 from .integer_segments import collapse, holds_on_segment, segments
+from .outputs import coordinate_domains
+from .query_density import log_density
 from .result import Counterexample, Outcome, Step, Verdict
 from .signs import DIGITS, SignContext, evaluate, exceeds, tidy
 from .supremum import NotDecidable, candidates_on_line
@@ -117,8 +119,6 @@ def _pair_mass(f: Any, y: Any, c: Any, shift: int, segment: tuple, parts: tuple,
     """(p(B | c), the bad outputs in words) for c in ``segment`` against c + shift."""
     import sympy
 
-    from .query_density import log_density
-
     points, ranges = parts
     moved = f.xreplace({c: c + shift})
     mass, bad = sympy.Integer(0), []
@@ -169,8 +169,6 @@ def _one_factor(f: Any, y: Any, c: Any, lower: Any, domain: Any, eps: Any, dlt: 
 
 def _analyse(density: Any, eps: Any, dlt: Any, context: SignContext) -> tuple[list[Step], list[tuple]]:
     import sympy
-
-    from .outputs import coordinate_domains
 
     factors = factor_structure(density)
     domains = coordinate_domains(density)
@@ -247,8 +245,6 @@ def _search(density: Any, eps: Any, dlt: Any) -> Counterexample | None:
     """A verified violation at a numeric density: every key, direction and count below the thresholds + 3."""
     import sympy
 
-    from .outputs import coordinate_domains
-
     for j, f in enumerate(factor_structure(density)):
         starts = _output_parts(coordinate_domains(density)[j])[1]
         top = max([int(s) for s in starts if sympy.sympify(s).is_Integer] + [0]) + 3
@@ -281,8 +277,6 @@ def _witness(
 ) -> Counterexample | None:
     """A verified violation: inputs differing in key j, the bad mass re-summed from the declared factor."""
     import sympy
-
-    from .outputs import coordinate_domains
 
     f, y, c = factor_structure(density)[j], density.outputs[j], density.inputs[j]
     points, ranges = _output_parts(coordinate_domains(density)[j])

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..claims import Claim
 from ..errors import InvalidArgument
+from ..mechanisms.programs import NoisyMaxProgram, ThresholdProgram
 from .alignment import find_alignment
 from .budget import BudgetExhausted
 from .budget import time_budget as time_budget_context
@@ -35,8 +36,6 @@ __all__ = ["decide_program", "prove_program"]
 
 
 def load_program(mechanism: Any) -> Any:
-    from ..mechanisms.programs import NoisyMaxProgram, ThresholdProgram
-
     try:
         program = mechanism.program()
     except Exception as exc:  # a user's builder may raise anything; report it as bad input

@@ -40,12 +40,25 @@ from .._validation import check_flag, check_positive_finite
 from ..claims import ApproxDP, Claim, PrivacyCurve, check_claim, claim_from_dict
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
+from ..targets import resolve
 from .budget import BudgetExhausted, checkpoint
 from .budget import time_budget as time_budget_context
+from .concentrated import prove_concentrated
 from .declarations import check_declarations, scope_reason
+from .finite import prove_finite_pure
+from .finite_query import prove_finite_query
+from .gaussian import gaussian_sigma, prove_gaussian_approx
+from .hockey_stick import prove_finite_approx
+from .outputs import is_finite_output
+from .postprocessing import search_postprocessing
+from .probabilistic import prove_finite_probabilistic
+from .product_probabilistic import factor_structure, prove_product_probabilistic
+from .query_density import prove_query_density
 from .result import Certificate, Outcome, ProofResult, Step, Verdict
 from .signs import SignContext
+from .structure import prove_structure
 from .theorems import Composition, claim_expression, implies, parallel, sequential
+from .verify import normalisation_error
 
 __all__ = ["DEFAULT_TIME_BUDGET", "prove"]
 
@@ -115,8 +128,6 @@ def _setup(density: Any, claim: Claim, numeric: bool) -> tuple[Any, Any, Any, st
 
 
 def _route(density: Any, claim: Claim, eps: Any, dlt: Any, context: SignContext) -> Outcome:
-    from .outputs import is_finite_output
-
     finite_inputs = density.input_domain is not None
     finite_outputs = is_finite_output(density)
     if finite_inputs and not finite_outputs:
@@ -124,25 +135,17 @@ def _route(density: Any, claim: Claim, eps: Any, dlt: Any, context: SignContext)
     # dlt is 0 for a pure claim (:func:`_setup`): a nonzero one is of approximate or probabilistic DP.
     if dlt != 0 and not claim.bounds_loss_per_output:
         if finite_inputs:
-            from .hockey_stick import prove_finite_approx
-
             return prove_finite_approx(density, eps, dlt, context)
-        from .gaussian import gaussian_sigma, prove_gaussian_approx
-
         sigma = gaussian_sigma(density)
         if sigma is not None:
             return prove_gaussian_approx(density, eps, dlt, context, sigma)
         return _via_pure(density, eps, context, "approximate")
     if dlt != 0:
         if finite_inputs:
-            from .probabilistic import prove_finite_probabilistic
-
             outcome = prove_finite_probabilistic(density, eps, dlt, context)
             if outcome.verdict is Verdict.PROVED and len(density.outputs) == 1:
                 outcome.details.update(_postprocessing_details(density, eps, dlt, context))
             return outcome
-        from .product_probabilistic import factor_structure, prove_product_probabilistic
-
         if factor_structure(density) is not None:
             return prove_product_probabilistic(density, eps, dlt, context)
         return _via_pure(density, eps, context, "probabilistic")
@@ -150,8 +153,6 @@ def _route(density: Any, claim: Claim, eps: Any, dlt: Any, context: SignContext)
 
 
 def _postprocessing_details(density: Any, eps: Any, dlt: Any, context: SignContext) -> dict[str, Any]:
-    from .postprocessing import search_postprocessing
-
     search = search_postprocessing(density, eps, dlt, context)
     details: dict[str, Any] = {
         "postprocessing_maps_checked": search.maps_checked,
@@ -170,21 +171,13 @@ def _postprocessing_details(density: Any, eps: Any, dlt: Any, context: SignConte
 
 def _pure(density: Any, eps: Any, context: SignContext, finite_inputs: bool, finite_outputs: bool) -> Outcome:
     if finite_inputs:
-        from .finite import prove_finite_pure
-
         return prove_finite_pure(density, eps, context)
     if finite_outputs:
-        from .finite_query import prove_finite_query
-
         return prove_finite_query(density, eps, context)
-    from .query_density import prove_query_density
-
     return prove_query_density(density, eps, context)
 
 
 def _via_pure(density: Any, eps: Any, context: SignContext, kind: str) -> Outcome:
-    from .outputs import is_finite_output
-
     outcome = _pure(density, eps, context, density.input_domain is not None, is_finite_output(density))
     if outcome.verdict is Verdict.PROVED:
         outcome.steps.append(
@@ -237,8 +230,6 @@ def prove(
             raise InvalidArgument(f"time_budget={time_budget!r} must be a positive finite number of seconds or None") from None
     check_flag("numeric", numeric)
     if isinstance(mechanism, str):
-        from ..mechanisms.targets import resolve
-
         mechanism = resolve(mechanism)
     if isinstance(mechanism, Composition):
         return _prove_composition(mechanism, start, numeric, time_budget)
@@ -253,9 +244,8 @@ def prove(
             return ProofResult(mechanism.name, claim.as_dict(), Verdict.UNKNOWN,
                                f"a {claim.kind} claim is decided from a declared density; {mechanism.name!r} declares a structure",
                                "none", elapsed_s=time.perf_counter() - start)
-        from .structure import prove_structure
-
-        return prove_structure(mechanism, claim, numeric, time_budget, start)
+        return prove_structure(mechanism, claim, time_budget, start,
+                               lambda part: prove(part, numeric=numeric, time_budget=None))
     if mechanism.density is None and mechanism.program is not None:
         from .program_proofs import decide_program
 
@@ -319,9 +309,6 @@ def _prove_curve_claim(mechanism: Mechanism, claim: Claim, declared: Any, mismat
 
 
 def _decide_curve(density: Any, claim: Claim) -> Outcome:
-    from .concentrated import prove_concentrated
-    from .verify import normalisation_error
-
     checkpoint("normalisation check")
     context = SignContext(density.parameters, _default_assumptions(density), dict(density.instance))
     point = context.parameter_points()[0] if context.instance else {}
@@ -371,8 +358,6 @@ def _hint_pairs(mechanism: Mechanism, density: Any) -> tuple:
 
 
 def _decide(density: Any, claim: Claim, eps: Any, dlt: Any, hints: tuple = ()) -> Outcome:
-    from .verify import normalisation_error
-
     checkpoint("normalisation check")
     context = SignContext(density.parameters, _default_assumptions(density), dict(density.instance), hints)
     point = context.parameter_points()[0] if context.instance else {}

@@ -42,7 +42,12 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from .budget import checkpoint
+from .finite import input_pairs
+from .gaussian import gaussian_sigma
+from .outputs import finite_outputs, is_finite_output, pmf_at
 from .result import Step
+from .signs import canonical
 
 __all__ = ["RenyiDivergence", "order_symbol", "renyi_divergence"]
 
@@ -97,9 +102,6 @@ class RenyiDivergence:
 def renyi_divergence(density: Any) -> RenyiDivergence | None:
     """The closed-form Rényi divergence of ``density``, or None when its shape is none of the four."""
     import sympy
-
-    from .gaussian import gaussian_sigma
-    from .outputs import is_finite_output
 
     if density.input_domain is not None:
         return _finite(density) if is_finite_output(density) else None
@@ -302,11 +304,6 @@ def _laplace(b: Any, sensitivity: Any) -> RenyiDivergence:
 
 def _finite(density: Any) -> RenyiDivergence | None:
     import sympy
-
-    from .budget import checkpoint
-    from .finite import input_pairs
-    from .outputs import finite_outputs, pmf_at
-    from .signs import canonical
 
     alpha = order_symbol()
     values: dict[Any, tuple] = {}

@@ -15,10 +15,11 @@ expression appears as a string and as presentation MathML.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
+
+from .._codec import to_json
 
 __all__ = ["Certificate", "Counterexample", "ProofResult", "Step", "Verdict", "expression_dict"]
 
@@ -45,18 +46,6 @@ def expression_dict(expression: Any) -> dict[str, str]:
         "latex": sympy.latex(expr),
         "mathml": mathml(expr, printer="presentation"),
     }
-
-
-def _json_number(value: Any) -> Any:
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return str(value)
-    if math.isfinite(number):
-        return number
-    return "inf" if number > 0 else ("-inf" if number < 0 else "nan")
 
 
 @dataclass(frozen=True)
@@ -157,16 +146,16 @@ class Counterexample:
     def as_dict(self) -> dict[str, Any]:
         return {
             "description": self.description,
-            "inputs": [_plain(v) for v in self.inputs],
-            "output": _plain(self.output),
+            "inputs": to_json(self.inputs, whole_as_int=True),
+            "output": to_json(self.output, whole_as_int=True),
             "output_set": self.output_set,
             "quantity": self.quantity,
-            "value": _json_number(self.log_ratio),
-            "bound": _json_number(self.bound),
-            "mass": _json_number(self.mass),
-            "parameters": {k: _json_number(v) for k, v in self.parameters.items()},
+            "value": to_json(self.log_ratio),
+            "bound": to_json(self.bound),
+            "mass": to_json(self.mass),
+            "parameters": to_json(self.parameters),
             "precision_digits": self.precision_digits,
-            "extra": {k: _plain(v) for k, v in self.extra.items()},
+            "extra": to_json(self.extra, whole_as_int=True),
         }
 
     def __str__(self) -> str:
@@ -174,9 +163,9 @@ class Counterexample:
 
     def detail_lines(self) -> list[str]:
         """The witness line by line (inputs, output, set, ratio, mass, parameters), without the description."""
-        lines = [f"  inputs: {_plain(self.inputs)}"]
+        lines = [f"  inputs: {to_json(self.inputs, whole_as_int=True)}"]
         if self.output is not None:
-            lines.append(f"  output y = {_plain(self.output)}")
+            lines.append(f"  output y = {to_json(self.output, whole_as_int=True)}")
         if self.output_set:
             lines.append(f"  output set S: {self.output_set}")
         lines.append(f"  {self.quantity} = {_fmt(self.log_ratio)} > {_fmt(self.bound)}")
@@ -185,41 +174,15 @@ class Counterexample:
         if self.parameters:
             lines.append("  parameters: " + ", ".join(f"{k}={_fmt(v)}" for k, v in self.parameters.items()))
         for key, value in self.extra.items():
-            lines.append(f"  {key}: {_plain(value)}")
+            lines.append(f"  {key}: {to_json(value, whole_as_int=True)}")
         if self.precision_digits:  # 0: an exact witness (probabilities 1 and 0), nothing to re-evaluate
             lines.append(f"  (re-verified with mpmath at {self.precision_digits} digits)")
         return lines
 
 
-def _claim_value(key: str, value: Any) -> Any:
-    """A claim's number (or list of numbers, for RDP orders and privacy curves) made JSON-safe."""
-    if key not in ("epsilon", "delta", "rho", "mu", "alpha"):
-        return value
-    return [_json_number(v) for v in value] if isinstance(value, (list, tuple)) else _json_number(value)
-
-
 def _fmt(value: Any) -> str:
-    number = _json_number(value)
+    number = to_json(value)
     return f"{number:.6g}" if isinstance(number, float) else str(number)
-
-
-def _plain(value: Any) -> Any:
-    """Numbers, tuples and strings only (sympy numbers become floats or ints)."""
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if value is None or isinstance(value, (str, bool)):
-        return value
-    if isinstance(value, int):
-        return value
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return str(value)
-    if number.is_integer() and abs(number) < 2**53:
-        return int(number)
-    return _json_number(number)
 
 
 @dataclass(frozen=True)
@@ -268,7 +231,7 @@ class ProofResult:
     def as_dict(self) -> dict[str, Any]:
         return {
             "mechanism": self.mechanism,
-            "claim": {k: _claim_value(k, v) for k, v in self.claim.items()},
+            "claim": to_json(self.claim),
             "verdict": self.verdict.value,
             "reason": self.reason,
             "method": self.method,
@@ -276,7 +239,7 @@ class ProofResult:
             "certificate": None if self.certificate is None else self.certificate.as_dict(),
             "counterexample": None if self.counterexample is None else self.counterexample.as_dict(),
             "elapsed_s": round(self.elapsed_s, 4),
-            "details": {k: _plain(v) for k, v in self.details.items()},
+            "details": to_json(self.details, whole_as_int=True),
         }
 
     def __str__(self) -> str:

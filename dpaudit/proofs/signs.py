@@ -22,6 +22,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
+from .budget import checkpoint
+
 __all__ = ["DIGITS", "SignContext", "canonical", "is_zero", "tidy"]
 
 DIGITS = 50
@@ -146,8 +148,6 @@ class SignContext:
 
     def _decide(self, expr: Any) -> bool | None:
         import sympy
-
-        from .budget import checkpoint
 
         checkpoint()
         if expr.is_nonnegative:

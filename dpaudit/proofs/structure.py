@@ -28,45 +28,39 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 
 from ..claims import Claim
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
 from ..mechanisms.structure import AdmissibleNoise, GaussianSteps, SequentialComposition, WishartNoise
+from .admissible import prove_admissible_noise
 from .budget import BudgetExhausted, checkpoint
 from .budget import time_budget as time_budget_context
+from .chains import FLOAT_SLACK, close_chain
 from .result import Certificate, Outcome, ProofResult, Step, Verdict
-from .theorems import TheoremNotApplicable, post_processing, sequential
+from .theorems import TheoremNotApplicable, sequential
+from .wishart import prove_wishart
 
-__all__ = ["claim_covers", "close_chain", "prove_structure"]
-
-# Claims are floats: a bound equal to the claim up to its float rounding (1e-12 relative, the
-# tolerance of the composition rule in prove._prove_composition) counts as meeting it.
-_FLOAT_SLACK = 1e-12
+__all__ = ["prove_structure"]
 
 
-def claim_covers(proved: Claim, claim: Claim) -> bool:
-    """``proved`` implies ``claim`` (``proved.implies(claim)``), or ``proved`` has delta = 0 and an epsilon no larger.
+def prove_structure(mechanism: Mechanism, claim: Claim, time_budget: float | None, start: float,
+                    prove_part: Callable[[Mechanism], ProofResult]) -> ProofResult:
+    """Decide ``claim`` for ``mechanism`` from its declared structure (see the module docstring).
 
-    The second case adds that pure DP implies probabilistic DP too: its privacy loss never exceeds
-    epsilon, so the outputs where it does have mass 0 <= delta (Meiser 2018, Def. 2).
-    """
-    return proved.implies(claim) or (proved.delta == 0 and proved.epsilon <= claim.epsilon * (1 + _FLOAT_SLACK))
-
-
-def prove_structure(mechanism: Mechanism, claim: Claim, numeric: bool, time_budget: float | None, start: float) -> ProofResult:
-    """Decide ``claim`` for ``mechanism`` from its declared structure (see the module docstring)."""
+    ``prove_part`` proves a part of a sequential composition on its own (:func:`dpaudit.prove`, which
+    dispatches here: the rules of this module are one of its routes)."""
     structure = mechanism.structure
-    # The rules' modules are imported before the budget starts: its alarm, raised inside an import,
-    # can land in CPython's parser and leave it in an inconsistent state (a SystemError, not a timeout).
-    from .admissible import prove_admissible_noise
+    # DP-SGD's rule loads scipy, sympy and mpmath, so it is imported here, and before the budget starts: its
+    # alarm, raised inside an import, can land in CPython's parser and leave it in an inconsistent state
+    # (a SystemError, not a timeout).
     from .gaussian_steps import prove_gaussian_steps
-    from .wishart import prove_wishart
 
     try:
         with time_budget_context(time_budget):
             if isinstance(structure, SequentialComposition):
-                outcome = _sequential(structure, claim, numeric)
+                outcome = _sequential(structure, claim, prove_part)
             elif isinstance(structure, AdmissibleNoise):
                 outcome = prove_admissible_noise(structure, claim, mechanism.query)
             elif isinstance(structure, WishartNoise):
@@ -88,10 +82,9 @@ def prove_structure(mechanism: Mechanism, claim: Claim, numeric: bool, time_budg
     return outcome.as_result(mechanism.name, dict(claim.as_dict()), scope, certificate, time.perf_counter() - start)
 
 
-def _sequential(structure: SequentialComposition, claim: Claim, numeric: bool) -> Outcome:
+def _sequential(structure: SequentialComposition, claim: Claim,
+                prove_part: Callable[[Mechanism], ProofResult]) -> Outcome:
     import sympy
-
-    from .prove import prove
 
     method = "sequential composition of proved parts"
     steps: list[Step] = []
@@ -99,7 +92,7 @@ def _sequential(structure: SequentialComposition, claim: Claim, numeric: bool) -
     for index, part in enumerate(structure.parts, 1):
         checkpoint(f"part {index}: {part.label}")
         try:
-            result = prove(part.mechanism, numeric=numeric, time_budget=None)
+            result = prove_part(part.mechanism)
         except InvalidArgument as exc:
             raise InvalidArgument(f"part {index} ({part.label!r}) of the declared structure: {exc}") from exc
         if not result.proved:
@@ -120,7 +113,7 @@ def _sequential(structure: SequentialComposition, claim: Claim, numeric: bool) -
         delta_i = part.mechanism.sensitivity
         if delta_i is None:
             return Outcome(Verdict.UNKNOWN, f"step 'sensitivity {index}': the part {part.mechanism.name!r} declares no sensitivity", method, steps)
-        holds = part.input_sensitivity <= delta_i * (1 + _FLOAT_SLACK)
+        holds = part.input_sensitivity <= delta_i * (1 + FLOAT_SLACK)
         steps.append(Step(
             f"sensitivity {index}",
             sympy.Le(sympy.Float(part.input_sensitivity), sympy.Float(delta_i), evaluate=False),
@@ -147,23 +140,3 @@ def _sequential(structure: SequentialComposition, claim: Claim, numeric: bool) -
             + composition_step.justification + "; adaptive form: Dwork, Rothblum & Vadhan 2010"
         )))
     return close_chain(composed, claim, method, steps, "the composition", structure.output)
-
-
-def close_chain(derived: Claim, claim: Claim, method: str, steps: list[Step], what: str, output: str = "") -> Outcome:
-    """Close a chain: ``derived`` (what the rules gave), post-processed into ``output`` if one is named, against the claim."""
-    if output:
-        try:
-            derived, release_step = post_processing(derived)
-        except TheoremNotApplicable as exc:
-            return Outcome(Verdict.UNKNOWN, f"step 'post-processing': {exc}", method, steps)
-        steps.append(dataclasses.replace(release_step, justification=f"the release is {output}; " + release_step.justification))
-    if claim_covers(derived, claim):
-        steps.append(Step("final inequality", steps[-1].expression, f"{derived} implies the claim {claim}"))
-        return Outcome(Verdict.PROVED, f"{what} gives {derived}, which implies the claim {claim}", method, steps)
-    return Outcome(
-        Verdict.UNKNOWN,
-        f"step 'final inequality': {what} gives {derived}, weaker than the claim {claim} "
-        "(the rule is sufficient, not necessary: the claim is not refuted)",
-        method,
-        steps,
-    )

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .budget import checkpoint
 from .signs import SignContext, tidy
 
 __all__ = ["Candidate", "NotDecidable", "candidates_on_line", "nonnegative_on_unit_interval"]
@@ -161,8 +162,6 @@ def _smooth_piece(expr: Any, z: Any, point: Any, context: SignContext) -> Any:
 def candidates_on_line(expr: Any, z: Any, context: SignContext) -> list[Candidate]:
     """Every candidate for ``sup_z expr`` (z real); raises :class:`NotDecidable` on an undecided step."""
     import sympy
-
-    from .budget import checkpoint
 
     checkpoint()
     points = _order(_breakpoints(expr, z), context)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .signs import DIGITS
+from .budget import checkpoint
+from .outputs import finite_outputs, is_finite_output
+from .signs import DIGITS, exceeds
 
 __all__ = ["density_value", "float_pmf", "interval_mass", "log_ratio_at", "screen_pairs"]
 
@@ -60,9 +62,6 @@ def screen_pairs(density: Any, point: dict, pairs: Any, outputs: list[tuple], ep
     """The first (log ratio, a, b, y) over ``pairs`` x ``outputs`` whose float screen exceeds epsilon and
     whose mpmath re-evaluation confirms it, or None."""
     import math
-
-    from .budget import checkpoint
-    from .signs import exceeds
 
     bound = float(eps_value)
     try:
@@ -152,8 +151,6 @@ def _float_values(density: Any, point: dict, x: tuple) -> list[Any]:
 
     pmf = float_pmf(density, point, x)
     values = []
-    from .outputs import finite_outputs
-
     for y in finite_outputs(density):
         try:
             value = pmf(*map(float, y))
@@ -185,8 +182,6 @@ def normalisation_error(density: Any, point: dict) -> str | None:
     """
     import mpmath
     import sympy
-
-    from .outputs import is_finite_output
 
     inputs = [tuple(x) for x in density.input_domain] if density.input_domain is not None else [tuple(0 for _ in density.inputs)]
     with mpmath.workdps(30):

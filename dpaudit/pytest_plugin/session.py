@@ -74,7 +74,7 @@ class DPSession:
         if self._settings.skip_audits:
             pytest.skip(f"audit skipped by {SKIP_AUDITS_OPTION}")
         import dpaudit
-        from dpaudit.mechanisms.targets import is_plain_callable
+        from dpaudit.targets import is_plain_callable
 
         if epsilon is None and claim is None and is_plain_callable(target):
             raise pytest.UsageError("epsilon= or claim= is required to audit a plain function")

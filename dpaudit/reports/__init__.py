@@ -21,6 +21,8 @@ from ..errors import InvalidArgument
 from .build import build_report
 from .from_audit import report_from_audit
 from .model import SCHEMA_VERSION, load_schema
+from .render_html import render_html
+from .render_json import render_json
 
 __all__ = [
     "FORMATS",
@@ -50,12 +52,8 @@ def format_for(path: str | Path, name: str = "path") -> str:
 def render(document: dict[str, Any], format: str) -> str:
     """The document as ``"html"``, ``"json"`` or ``"markdown"`` text."""
     if format == "html":
-        from .render_html import render_html
-
         return render_html(document)
     if format == "json":
-        from .render_json import render_json
-
         return render_json(document)
     if format == "markdown":
         from .render_markdown import render_markdown

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-
+from .._codec import to_json
 from .._validation import (
     check_flag,
     check_positive_finite,
@@ -23,8 +23,9 @@ from .._validation import (
 )
 from ..auditor.config import DEFAULT_CONFIDENCE, AuditConfig
 from ..errors import InvalidArgument
+from ._timeout import run_with_timeout
 from .document import STAGE_ERRORS, assemble, plots_section
-from .model import jsonable, section
+from .model import section
 
 __all__ = ["STAGES", "build_report", "check_options"]
 
@@ -38,7 +39,6 @@ def _proof_section(mechanism: Any, timeout: float | None, restated: bool) -> dic
     the instance), not taken for the mechanism's own declaration.
     """
     from ..proofs import prove
-    from ._timeout import run_with_timeout
 
     if mechanism.density is None and mechanism.structure is None and mechanism.program is None:
         return section("skipped", None,
@@ -46,7 +46,7 @@ def _proof_section(mechanism: Any, timeout: float | None, restated: bool) -> dic
     claim = mechanism.claim if restated else None
     status, value = run_with_timeout(lambda: prove(mechanism, claim=claim).as_dict(), timeout)
     if status == "ok":
-        return section("done", jsonable(value))
+        return section("done", to_json(value))
     if status == "timeout":
         return section("error", None, f"the proof did not finish within {timeout:g} s and was stopped")
     return section("error", None, value)
@@ -57,7 +57,7 @@ def _stage(call: Callable[[], Any]) -> tuple[dict[str, Any], Any]:
         result = call()
     except STAGE_ERRORS as exc:
         return section("error", None, f"{type(exc).__name__}: {exc}"), None
-    return section("done", jsonable(result.as_dict())), result
+    return section("done", to_json(result.as_dict())), result
 
 
 def check_options(
@@ -165,7 +165,7 @@ def build_report(
     from ..auditor.relation import check_pair, parse_relation
     from ..auditor.result import not_reproducible_suffix
     from ..auditor.run.sampling import fresh_seed
-    from ..mechanisms.targets import is_plain_callable, load_target, resolve
+    from ..targets import is_plain_callable, load_target, resolve
     from .checks import CHECKS, audit_checks, implementation_checks
     from .plots import PLOT_SAMPLES
 
@@ -191,7 +191,7 @@ def build_report(
                                             neighbours=neighbours, curve=curve))
     tick("audit")
     audit_dict = audit_section["result"]
-    implementation = jsonable(implementation_checks(mechanism, audit_dict, skip=skip)) if checks else []
+    implementation = to_json(implementation_checks(mechanism, audit_dict, skip=skip)) if checks else []
     tick("checks")
     figures = plots_section(mechanism, audit_dict, plots, plot_samples or PLOT_SAMPLES)
     tick("plots")
@@ -243,10 +243,8 @@ def _as_option(value: Any) -> str:
     """``value`` as a shell-quoted JSON option value (its repr when JSON cannot state it)."""
     import json
 
-    from ..auditor.result import plain
-
     try:
-        text = json.dumps(plain(value))
+        text = json.dumps(to_json(value))
     except (TypeError, ValueError):
         text = repr(value)
     return shlex.quote(text)

@@ -21,7 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .._paths import write_or_keep
+from .._validation import check_positive_int
+from .._version import __version__
+from .build import check_options
+from .model import environment
+from .render_html import render_index
 
 __all__ = [
     "CATALOGUE_COMMAND",
@@ -102,8 +107,7 @@ def _placeholder(name: str, status: str, error: str | None = None) -> dict[str, 
 
 
 def _one(name: str, directory: str, options: dict[str, Any]) -> dict[str, Any]:
-    from .._paths import write_or_keep
-    from . import build_report, render
+    from . import build_report, render  # looked up when called: the tests substitute dpaudit.reports.build_report
 
     try:
         document = build_report(name, **options)
@@ -195,12 +199,7 @@ def write_catalogue(
     reports marked, and raises :class:`CatalogueInterrupted`; rerunning with the same options builds
     only the missing reports.
     """
-    from .._paths import write_or_keep
-    from .._validation import check_positive_int
     from ..mechanisms.registry import names as catalogue_names
-    from .build import check_options
-    from .model import environment
-    from .render_html import render_index
 
     if jobs is not None:
         check_positive_int("jobs", jobs)

@@ -32,7 +32,10 @@ from typing import Any
 
 import numpy as np
 
+from .._codec import from_json
+from ..auditor.sensitivity import falsify_sensitivity
 from ..errors import DPAuditError, InvalidArgument
+from ..neighbours import AddRemove, Replace
 from .model import section
 
 __all__ = ["CHECKS", "LEAK_CHECKS", "audit_checks", "implementation_checks", "sensitivity_check"]
@@ -82,15 +85,13 @@ def _float_width(mechanism: Any, data: Any) -> int | None:
 def _not_applicable(name: str, mechanism: Any, audit: dict[str, Any]) -> str | None:
     """Why the audit's search had no event of this check to consider, or None when it had
     (the rules of :func:`dpaudit.auditor.events.leaks.families.leak_families`)."""
-    from ..auditor.result import from_plain
-
     if name == "draw-count":
         if getattr(mechanism.sampler, "one_run", None) is None:
             return "the sampler draws all runs in one call (vectorised): per-run draw counts are not observable"
         if mechanism.randomness == "own":
             return "the mechanism draws its own randomness, which the audit cannot count"
         return None
-    pair = from_plain(audit["pair"])
+    pair = from_json(audit["pair"])
     width = _float_width(mechanism, pair[0])
     if name in ("lattice", "float-support") and width is None:
         return "the outputs are not floating-point numbers"
@@ -106,9 +107,7 @@ def _not_applicable(name: str, mechanism: Any, audit: dict[str, Any]) -> str | N
 
 def _leak_result(name: str, findings: list[dict[str, Any]]) -> dict[str, Any]:
     """The check's strongest finding, with the method that produced it."""
-    from ..auditor.result import from_plain
-
-    best = max(findings, key=lambda f: float(from_plain(f["epsilon_lower_bound"])))
+    best = max(findings, key=lambda f: float(from_json(f["epsilon_lower_bound"])))
     return {**best, "method": _METHODS[name] + _IN_AUDIT, "findings": len(findings)}
 
 
@@ -141,15 +140,11 @@ def sensitivity_check(mechanism: Any) -> dict[str, Any]:
     Applies to dataset mechanisms (add/remove or replace neighbours) declaring ``query`` and
     ``sensitivity``; the search is deterministic (derandomised hypothesis), so no seed is needed.
     """
-    from ..neighbours import AddRemove, Replace
-
     if mechanism.query is None or mechanism.sensitivity is None:
         return _envelope("sensitivity", "report", "skipped", note="the mechanism declares no query with a sensitivity")
     if not isinstance(mechanism.neighbours, (AddRemove, Replace)):
         return _envelope("sensitivity", "report", "skipped",
                          note="the check searches datasets (add/remove or replace neighbours)")
-    from ..auditor.sensitivity import falsify_sensitivity
-
     return _run("sensitivity", lambda: falsify_sensitivity(mechanism))
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._codec import to_json
 from ..errors import DPAuditError
-from .model import KIND, SCHEMA_VERSION, claim_equations, environment, jsonable, outcome
+from .model import KIND, SCHEMA_VERSION, claim_equations, environment, outcome
 
 __all__ = ["STAGE_ERRORS", "assemble", "density_section", "plots_section"]
 
@@ -69,7 +70,7 @@ def assemble(
 ) -> dict[str, Any]:
     """The report document (valid against :func:`.model.load_schema`) from its evaluated sections."""
     claim = mechanism.claim
-    return jsonable({
+    return to_json({
         "schema_version": SCHEMA_VERSION,
         "kind": KIND,
         "title": f"Privacy audit of {mechanism.name}",

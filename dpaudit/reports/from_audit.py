@@ -12,9 +12,10 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from .._codec import to_json
 from .._validation import check_positive_int
 from .document import assemble, plots_section
-from .model import jsonable, section
+from .model import section
 
 __all__ = ["report_from_audit"]
 
@@ -54,7 +55,7 @@ def report_from_audit(
         JSON-ready, valid against :func:`.model.load_schema`.
     """
     from ..auditor.result import AuditResult
-    from ..mechanisms.targets import resolve
+    from ..targets import resolve
     from ..neighbours import relation_from_dict
     from .checks import implementation_checks
     from .plots import PLOT_SAMPLES
@@ -71,8 +72,8 @@ def report_from_audit(
     relation = None if result.neighbours is None else result.neighbours.relation
     if relation is not None:  # the relation the audit used (a plain function's comes from the audit)
         mechanism = replace(mechanism, neighbours=relation_from_dict(relation))
-    audit_dict = jsonable(result.as_dict())
-    implementation = jsonable(implementation_checks(mechanism, audit_dict, run_sensitivity=False))
+    audit_dict = to_json(result.as_dict())
+    implementation = to_json(implementation_checks(mechanism, audit_dict, run_sensitivity=False))
     figures = plots_section(mechanism, audit_dict, plots, plot_samples or PLOT_SAMPLES)
     settings = {
         "samples": result.samples,

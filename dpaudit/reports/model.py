@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import datetime as _datetime
 import json
-import math
 import platform
 import sys
 from importlib import resources
 from typing import Any
+
+from .._version import __version__
 
 __all__ = [
     "EXIT_CODES",
@@ -126,8 +127,6 @@ def environment() -> dict[str, Any]:
 
     import numpy
 
-    from .. import __version__
-
     def installed(name: str) -> str | None:
         try:
             return version(name)
@@ -154,16 +153,3 @@ def load_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of the report document, shipped as package data."""
     text = resources.files("dpaudit.reports").joinpath("schema/report.schema.json").read_text("utf-8")
     return json.loads(text)
-
-
-def jsonable(value: Any) -> Any:
-    """``value`` with non-finite floats as "inf"/"-inf"/"nan" and tuples as lists (strict JSON)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-        return jsonable(value.item())
-    return value

@@ -29,6 +29,14 @@ from typing import Any
 
 import numpy as np
 
+from .._codec import from_json
+from ..auditor import bounds
+from ..auditor.curve.claims import is_curve_claim, working_point
+from ..auditor.events.sets import Feature, event_from_dict
+from ..auditor.run.observed import as_audited
+from ..auditor.stepwise import step_bounds
+from ..claims import claim_from_dict
+
 __all__ = ["PLOT_SAMPLES", "PLOT_STREAM", "Resample", "all_plots", "resample"]
 
 PLOT_SAMPLES = 20_000
@@ -200,8 +208,6 @@ def _tick(coding: Any, coordinate: int | None, value: float) -> str:
 
 def _member_1d(event: Any, values: np.ndarray) -> np.ndarray:
     """Membership of feature values in an event stated on a feature (the feature is the identity here)."""
-    from ..auditor.events.sets import Feature
-
     shadow = type(event)(Feature("value"), *[getattr(event, f) for f in event.__dataclass_fields__ if f != "feature"])
     return shadow.contains(values[:, None])
 
@@ -303,8 +309,6 @@ def bound_curve(sample: Resample, event: Any, audit: dict[str, Any], true_epsilo
     Lower edge: the auditor's Clopper-Pearson union bound ln((LCB(p_a) - delta) / UCB(p_b));
     upper edge: ln(UCB(p_a) / LCB(p_b)); both at the audit's confidence.
     """
-    from ..auditor import bounds
-
     if event is None:
         return None
     claim = audit["claim"]
@@ -362,9 +366,6 @@ def _delta_axes(ax: Any, linthresh: float) -> None:
 
 def delta_curve(sample: Resample, event: Any, audit: dict[str, Any]) -> dict[str, Any] | None:
     """Empirical delta(epsilon) (plug-in over atoms or bins, and the event's lower bound) vs the claim."""
-    from ..auditor import bounds
-    from ..claims import claim_from_dict
-
     claim = claim_from_dict(audit["claim"])
     if claim.is_curve or claim.delta <= 0:  # a pure claim's delta is 0
         return None
@@ -403,8 +404,6 @@ def delta_curve(sample: Resample, event: Any, audit: dict[str, Any]) -> dict[str
 def claimed_curve(claim: dict[str, Any], epsilon: np.ndarray) -> tuple[np.ndarray, str]:
     """The claim's delta(epsilon) on ``epsilon`` and its label: a curve claim's own curve
     (:mod:`dpaudit.conversions`), else the envelope of :func:`claimed_delta` (pure: delta0 = 0)."""
-    from ..claims import claim_from_dict
-
     stated = claim_from_dict(claim)
     if stated.is_curve:
         return np.array([stated.delta_at_epsilon(float(e)) for e in epsilon]), f"claimed: {stated}"
@@ -452,8 +451,6 @@ def privacy_over_steps(sample: Resample, stepwise: Any, audit: dict[str, Any]) -
     :func:`dpaudit.auditor.stepwise.step_bounds` on the first t columns of the re-sample (events chosen
     on one half, verified on the other, simultaneous over the plotted t at the audit's confidence).
     """
-    from ..auditor.stepwise import step_bounds
-
     claim = audit["claim"]
     if stepwise is None or stepwise.steps < 2 or sample.rows_a.shape[1] != stepwise.steps or "delta" not in claim:
         return None
@@ -490,20 +487,13 @@ def privacy_over_steps(sample: Resample, stepwise: Any, audit: dict[str, Any]) -
 def _at_working_point(audit: dict[str, Any]) -> dict[str, Any]:
     """``audit`` with a curve claim replaced by the (epsilon, delta) point its stages worked at, for the
     figures that read one epsilon (:func:`dpaudit.auditor.curve_claims.working_point`)."""
-    from ..auditor.curve.claims import is_curve_claim, working_point
-    from ..claims import claim_from_dict
-
     claim = claim_from_dict(audit["claim"])
     return {**audit, "claim": working_point(claim).as_dict()} if is_curve_claim(claim) else audit
 
 
 def all_plots(mechanism: Any, audit: dict[str, Any], n: int = PLOT_SAMPLES) -> list[dict[str, Any]]:
     """Every figure that applies to this mechanism and audit (audit given as ``AuditResult.as_dict()``)."""
-    from ..auditor.events.sets import event_from_dict
-    from ..auditor.events.side_channels import as_audited
-    from ..auditor.result import from_plain
-
-    pair = from_plain(audit["pair"])
+    pair = from_json(audit["pair"])
     mechanism = as_audited(mechanism, tuple(audit.get("checks", ())))  # events may read the run's draw count
     # The float-support event replays the mechanism's own noise: it needs it to test membership.
     spec = audit.get("event_spec")

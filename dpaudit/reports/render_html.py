@@ -16,6 +16,9 @@ import base64
 from functools import cache
 from typing import Any
 
+from .mathml import math_block
+from .model import in_process, support_status
+
 __all__ = ["render_html", "render_index"]
 
 
@@ -37,8 +40,6 @@ def _environment():
     from markupsafe import Markup
 
     from .checks import LEAK_CHECKS
-    from .mathml import math_block
-    from .model import in_process, support_status
 
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("dpaudit.reports", "templates"),

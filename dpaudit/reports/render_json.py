@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .model import jsonable
+from .._codec import to_json
 
 __all__ = ["render_json"]
 
 
 def render_json(document: dict[str, Any]) -> str:
     """The document as indented strict JSON (``json.loads`` gives back an equal dict)."""
-    return json.dumps(jsonable(document), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return json.dumps(to_json(document), indent=2, ensure_ascii=False, allow_nan=False) + "\n"

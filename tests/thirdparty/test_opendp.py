@@ -197,7 +197,7 @@ def test_float_outputs_are_not_fl_sums_so_the_lattice_lemma_proves_nothing():
     # can still come from q_b: the adapter says float_sum=False and the leak families get no query
     # values to prove emptiness from (their events would only be observed on fresh samples).
     from dpaudit.auditor.events.leaks.families import query_vectors
-    from dpaudit.mechanisms.targets import resolve
+    from dpaudit.targets import resolve
 
     mechanism = resolve(laplace(kind=float), d_in=1.0)
     assert mechanism.float_sum is False

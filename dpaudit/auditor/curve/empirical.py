@@ -57,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._codec import from_json, to_json
 from .. import bounds
 from ..events.sets import Feature, Threshold
 
@@ -172,9 +173,7 @@ class EmpiricalCurve:
         return self.events[int(np.argmax(values))] if values.size and np.isfinite(values.max()) else None
 
     def as_dict(self) -> dict[str, Any]:
-        from ..result import plain
-
-        return plain({
+        return to_json({
             "pair": self.pair, "sample_sizes": self.sample_sizes, "confidence": self.confidence,
             "verdict_confidence": self.verdict_confidence, "events": [e.as_dict() for e in self.events],
             "epsilons": self.epsilons, "delta_lower": self.delta_lower, "verdict_delta_lower": self.verdict_delta_lower,
@@ -185,10 +184,8 @@ class EmpiricalCurve:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "EmpiricalCurve":
-        from ..result import from_plain
-
         return cls(
-            pair=from_plain(data["pair"]), sample_sizes=tuple(data["sample_sizes"]),
+            pair=from_json(data["pair"]), sample_sizes=tuple(data["sample_sizes"]),
             confidence=float(data["confidence"]), verdict_confidence=float(data["verdict_confidence"]),
             events=tuple(CurveEvent.from_dict(e) for e in data["events"]),
             epsilons=tuple(float(x) for x in data["epsilons"]),
@@ -280,7 +277,8 @@ def measure_curve(events: list[Any], hits_a: list[int], hits_b: list[int], sizes
     lower, upper = oriented(confidence)
     verdict_lower, verdict_upper = oriented(verdict_confidence)
     records = tuple(
-        CurveEvent(event.describe(), _plain_spec(event), forward, (int(ka[i]), int(kb[i])) if forward else (int(kb[i]), int(ka[i])),
+        CurveEvent(event.describe(), to_json(event.as_dict()), forward,
+                   (int(ka[i]), int(kb[i])) if forward else (int(kb[i]), int(ka[i])),
                    float(lower[j]), float(upper[j]), float(verdict_lower[j]), float(verdict_upper[j]))
         for j, (i, event, forward) in enumerate(
             [(i, e, True) for i, e in enumerate(events)] + [(i, e, False) for i, e in enumerate(events)])
@@ -298,10 +296,3 @@ def measure_curve(events: list[Any], hits_a: list[int], hits_b: list[int], sizes
         method=(f"Clopper-Pearson bounds on {len(events)} events in both orientations, Bonferroni over the "
                 f"{2 * m} one-sided bounds: simultaneous over the whole curve"),
     )
-
-
-def _plain_spec(event: Any) -> dict[str, Any]:
-    """The event's ``as_dict()`` as plain JSON data."""
-    from ..result import plain
-
-    return plain(event.as_dict())

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..._codec import from_json, to_json
 from ..events.family import Scored
 from ..events.sets import Feature, Threshold, labelled
-from ..result import from_plain, plain
 from ..run.sampling import Draws
 from .empirical import EmpiricalCurve, measure_curve, threshold_family
 
@@ -52,4 +52,4 @@ def curve_stage(draws: Draws, pair: tuple[Any, Any], n: int, n_pilot: int, chose
     distinct = {repr(e.as_dict()): labelled(e, draws.coding) for e in events}
     events = list(distinct.values())
     hits_a, hits_b = draws.counts_many([((CURVE_ADDRESS, 1, 0), a, n), ((CURVE_ADDRESS, 1, 1), b, n)], events)
-    return measure_curve(events, hits_a, hits_b, (n, n), from_plain(plain(pair)), confidence, verdict_confidence)
+    return measure_curve(events, hits_a, hits_b, (n, n), from_json(to_json(pair)), confidence, verdict_confidence)

@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
+from .family import registered_families
+
 if TYPE_CHECKING:
     from ...mechanisms.outputs import OutputCoding
 
@@ -328,8 +330,6 @@ def event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
     """
     kind = spec.get("type")
     if kind not in EVENT_TYPES:
-        from . import registered_families
-
         family = next((f for f in registered_families() if kind in f.event_types), None)
         if family is None:
             known = [*EVENT_TYPES, *(t for f in registered_families() for t in f.event_types if t not in EVENT_TYPES)]

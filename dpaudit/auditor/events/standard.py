@@ -57,6 +57,7 @@ from .sets import (
     RowSet,
     Threshold,
     ValueSet,
+    event_from_dict,
     row_keys,
 )
 
@@ -437,6 +438,4 @@ class StandardFamily:
                 lambda: search_events(rows_a, rows_b, score, categorical=categorical)[:WHOLE_SEARCH_KEEP]]
 
     def event_from_dict(self, spec: dict[str, Any], noise: Any = None) -> Event:
-        from .sets import event_from_dict
-
         return event_from_dict(spec)

@@ -29,6 +29,9 @@ from typing import Any
 import numpy as np
 
 from ...mechanisms.base import Mechanism
+from ...mechanisms.registry import get, names
+from ...targets import resolve
+from .observed import with_side_channels
 
 __all__ = ["MechanismRef", "leave_if_rerun_by_worker", "main_importable", "ship", "spawn_blocker"]
 
@@ -39,7 +42,7 @@ class MechanismRef:
 
     ``randomness`` is the wrapped function's randomness kind for a ``"target"`` (it decides how the
     function is called, so workers must not infer it anew).  ``side_channels`` are the side channels
-    (:mod:`dpaudit.auditor.events.side_channels`) the worker's mechanism records beside each output.
+    (:mod:`.observed`) the worker's mechanism records beside each output.
     """
 
     kind: str
@@ -55,16 +58,11 @@ class MechanismRef:
         if built is None:
             built = self._build()
             if self.side_channels:
-                from ..events.side_channels import with_side_channels
-
                 built = with_side_channels(built, self.side_channels)
             _BUILT[key] = built
         return built
 
     def _build(self) -> Mechanism:
-        from ...mechanisms.registry import get
-        from ...mechanisms.targets import resolve
-
         if self.kind == "name":
             return get(self.payload)
         if self.kind == "target":
@@ -102,8 +100,6 @@ def _same_function(f: Any, g: Any) -> bool:
 
 def _catalogue_entry(mechanism: Mechanism) -> bool:
     """True when ``mechanism`` samples exactly like the catalogue entry of the same name."""
-    from ...mechanisms.registry import get, names
-
     if mechanism.name not in names():
         return False
     entry = get(mechanism.name)

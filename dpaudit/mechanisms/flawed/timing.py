@@ -21,7 +21,7 @@ Differential privacy bounds what the *output* tells; an observer who also sees h
   q and q + 1, |o - q| and |o - q - 1| differ by one, so every (output, draw count) pair is possible
   under exactly one of them: the side channel identifies the input, **true epsilon inf** (for the
   output with its draw count; ln 2 for the output alone).  The auditor's ``draw-count`` check
-  (:mod:`dpaudit.auditor.events.side_channels`) records the count beside the output of this one-run
+  (:mod:`dpaudit.auditor.run.observed`) records the count beside the output of this one-run
   function and finds the whole-row patterns (output, draws) seen under one input only.
 """
 

@@ -7,7 +7,7 @@ import pytest
 
 import dpaudit
 from dpaudit import GaussianDP, InvalidArgument, Mechanism, QueryDistance, ZeroConcentratedDP
-from dpaudit.mechanisms.targets import resolve
+from dpaudit.targets import resolve
 
 
 def _gaussian(claim):

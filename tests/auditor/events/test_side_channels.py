@@ -1,4 +1,5 @@
-"""Side channels as outputs (:mod:`dpaudit.auditor.events.side_channels`): counting, recording, auditing.
+"""Side channels as outputs (:mod:`dpaudit.auditor.run.observed`, :mod:`dpaudit.auditor.events.side_channels`):
+counting, recording, auditing.
 
 Unit tests check that the counting sources draw the very stream of the source they replace and
 count what they say; statistical tests check power (the rejection sampler of the gallery is
@@ -16,7 +17,7 @@ import pytest
 
 import dpaudit
 from dpaudit.auditor import Verdict, audit
-from dpaudit.auditor.events.side_channels import (
+from dpaudit.auditor.run.observed import (
     CountingGenerator,
     CountingRandom,
     CountingRandomState,
@@ -255,7 +256,7 @@ def test_wall_time_is_recorded_only_when_asked_for_and_sees_a_sleep(monkeypatch)
     Every run on input 1 times >= 2 ms and every run on input 0 < 2 ms, so the event wall_ns > t
     separates the inputs completely (support mismatch: 200 of 200 against 0 of 200).  The output
     itself is ln 3-DP, under the claim 2."""
-    monkeypatch.setattr("dpaudit.auditor.events.side_channels.time.perf_counter_ns", _fake_perf_counter_ns)
+    monkeypatch.setattr("dpaudit.auditor.run.observed.time.perf_counter_ns", _fake_perf_counter_ns)
     default = audit(_slow_when_one, epsilon=2.0, pair=(0, 1), samples=200, seed=1, executor="in-process")
     assert "wall-time" not in default.checks and default.verdict is not Verdict.VIOLATION
     timed = audit(_slow_when_one, epsilon=2.0, pair=(0, 1), samples=200, seed=1, executor="in-process",

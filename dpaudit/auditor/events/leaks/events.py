@@ -26,7 +26,7 @@ counterexample is deterministic.  It takes seconds per mechanism (hypothesis sea
 datasets), so it runs only when asked for.
 
 ``"draw-count"`` and ``"wall-time"`` are side channels of one-run functions, observed as extra output
-coordinates (:mod:`dpaudit.auditor.events.side_channels`); the draw count is on by default, the wall time only when asked for.
+coordinates (:mod:`dpaudit.auditor.run.observed`); the draw count is on by default, the wall time only when asked for.
 """
 
 from __future__ import annotations
@@ -36,7 +36,14 @@ from typing import Any
 
 import numpy as np
 
+from ...._codec import to_json
+from ....errors import InvalidArgument
+from ....neighbours import AddRemove, Replace
 from ...records import LeakEventFinding, SensitivityFinding
+from ...sensitivity import falsify_sensitivity
+from . import lattice
+from .float_support import KNOWN_NOISES, support_match
+from .lattice import NotMultipleOf, NotReachableFrom, lemma_grid_power
 
 __all__ = [
     "ALL_CHECKS",
@@ -58,8 +65,6 @@ ALL_CHECKS = (*DEFAULT_CHECKS, "sensitivity", "wall-time")
 
 def check_names(checks: Any) -> tuple[str, ...]:
     """Normalise ``checks``: ``"default"``, ``"all"``, None / () (none), or names from ``ALL_CHECKS``."""
-    from ....errors import InvalidArgument
-
     if checks is None:
         return ()
     if isinstance(checks, str):
@@ -121,9 +126,6 @@ class OutsideSupport:
     model: tuple[str, float] | None = None
 
     def contains(self, rows: np.ndarray) -> np.ndarray:
-        from ....errors import InvalidArgument
-        from .float_support import support_match
-
         if self.noise is None:
             raise InvalidArgument("the float-support event needs the mechanism's noise: event_from_dict(spec, noise=...)")
         return ~support_match(self.noise, rows[:, self.coordinate or 0].astype(np.float64), self.query).consistent
@@ -180,8 +182,6 @@ class CoordinateDifference:
 
 def leak_event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
     """Inverse of ``as_dict()`` for the events above (``noise``: the mechanism's, for float-support)."""
-    from . import lattice
-
     kind = spec.get("type")
     witness = float.fromhex(spec["witness"]) if "witness" in spec else None
     coordinate = int(spec["coordinate"]) if "coordinate" in spec else None
@@ -191,8 +191,6 @@ def leak_event_from_dict(spec: dict[str, Any], noise: Any = None) -> Any:
         return LatticeEvent(getattr(lattice, spec["kind"])(**fields), witness, coordinate, queries, spec.get("key"))
     if kind == "float-support":
         if "model" in spec:  # a noise model identified on a black box's search outputs
-            from .float_support import KNOWN_NOISES
-
             name, scale = spec["model"][0], float.fromhex(spec["model"][1])
             return OutsideSupport(float(spec["query"]), KNOWN_NOISES[name](scale), witness, coordinate, queries,
                                   spec.get("key"), (name, scale))
@@ -214,8 +212,6 @@ def _query_b(measured: Any) -> float | None:
 
 def _why(family: str, event: Any, q_b: float | None) -> tuple[str, bool]:
     """Why an event of this family witnesses a privacy violation, and whether P_b(S) = 0 is proved."""
-    from .lattice import NotMultipleOf, NotReachableFrom, lemma_grid_power
-
     if family == "lattice":
         inner = event.inner
         if isinstance(inner, NotReachableFrom) and q_b is not None and inner.query == q_b:
@@ -272,8 +268,6 @@ def leak_findings(measured: list[Any], claim: Any, confidence: float,
     estimate at ``confidence`` is reported beside; an event above the claim at the estimate's level
     only is no finding (the audit's reason says "not significant").
     """
-    from ...result import plain
-
     verdict_confidence = confidence if verdict_confidence is None else verdict_confidence
     findings = []
     for m in measured:
@@ -295,7 +289,7 @@ def leak_findings(measured: list[Any], claim: Any, confidence: float,
         else:
             decision = (f"{m.hits[0]} fresh output(s) of M(a) in S decide it without a bound (the verified epsilon "
                         f">= {m.bound:.3f} at {confidence:g} is only the sample size's cap)")
-        findings.append(LeakEventFinding.from_dict(plain({
+        findings.append(LeakEventFinding.from_dict(to_json({
             "check": family,
             "verdict": "violation",
             "event": m.scored.event.describe(),
@@ -317,17 +311,12 @@ def leak_findings(measured: list[Any], claim: Any, confidence: float,
 
 def sensitivity_finding(mechanism: Any) -> tuple[SensitivityFinding | None, str | None]:
     """The sensitivity check's finding (or None) and a note when it does not apply."""
-    from ....neighbours import AddRemove, Replace
-    from ...result import plain
-
     if mechanism.query is None or mechanism.sensitivity is None or not isinstance(mechanism.neighbours, (AddRemove, Replace)):
         return None, "sensitivity check skipped: it needs a dataset mechanism declaring query and sensitivity"
-    from ...sensitivity import falsify_sensitivity
-
     result = falsify_sensitivity(mechanism)
     if not result.flagged:
         return None, None
-    return SensitivityFinding.from_dict(plain({
+    return SensitivityFinding.from_dict(to_json({
         "check": "sensitivity",
         "verdict": "violation",
         "pair": list(result.pair),

@@ -33,12 +33,15 @@ from typing import Any
 import numpy as np
 
 from ..family import Scored, Scorer, SearchContext
+from .correlation import _best_difference_event
 from .events import (
     CoordinateDifference,
     LatticeEvent,
     OutsideSupport,
     leak_event_from_dict,
 )
+from .float_support import identify_noise, query_array, replayed_centre, support_match
+from .lattice import candidate_centres, find_lattice_event
 
 __all__ = ["LATTICE_ROWS", "MAX_LATTICE_COORDINATES", "CorrelatedNoiseFamily", "FloatSupportFamily", "LatticeFamily",
            "query_vectors"]
@@ -54,8 +57,6 @@ def query_vectors(mechanism: Any, pair: tuple[Any, Any], width: int) -> tuple[np
     (``Mechanism.float_sum`` False): the lemma and the noise replay, which prove events empty
     from the query values, do not apply to them, and the centres are estimated as for a black box.
     """
-    from .float_support import query_array
-
     if not getattr(mechanism, "float_sum", True):
         return None
     try:
@@ -82,8 +83,6 @@ def _lattice_coordinates(rows_a: np.ndarray, rows_b: np.ndarray, queries: Any) -
 def _lattice_events(rows_a: np.ndarray, rows_b: np.ndarray, queries: Any, coordinates: np.ndarray,
                     score: Scorer) -> list[Scored]:
     """The lattice event chosen on each searched coordinate (scalar outputs: the one coordinate)."""
-    from .lattice import candidate_centres, find_lattice_event
-
     width = rows_a.shape[1]
     found = []
     for i in coordinates:
@@ -103,8 +102,6 @@ def _float_support_events(noise: Any, rows_a: np.ndarray, rows_b: np.ndarray, qu
     then of q_b); None when the replay does not reproduce every search output from its own query value
     (for unknown query values: from any candidate centre, :func:`.float_support.replayed_centre`).
     Without ``noise`` (a black box), the noise is identified per coordinate (:func:`.float_support.identify_noise`)."""
-    from .float_support import identify_noise, replayed_centre, support_match
-
     width = rows_a.shape[1]
     found = []
     for i in coordinates:
@@ -271,8 +268,6 @@ class CorrelatedNoiseFamily(_LeakFamily):
     def _search(self, rows_a: np.ndarray, rows_b: np.ndarray, context: SearchContext) -> tuple[list[Scored], list[str]]:
         if not _floats(rows_a, rows_b) or rows_a.shape[1] < 2:
             return [], []
-        from .correlation import _best_difference_event
-
         i, j, lo, hi, _, _ = _best_difference_event(rows_a[:LATTICE_ROWS], rows_b[:LATTICE_ROWS])
         scored = _scored(self.name, CoordinateDifference(i, j, lo, hi), rows_a, rows_b, context.score)
         return ([scored] if scored else []), []

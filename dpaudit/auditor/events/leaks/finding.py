@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from ...._codec import to_json
 from ...._validation import (
     check_nonnegative_int,
     check_positive_int,
@@ -137,22 +138,8 @@ class LeakFinding:
         return self.verdict is LeakVerdict.VIOLATION
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready (infinite floats become the strings "inf" / "-inf")."""
-        out: dict[str, Any] = {}
-        for name in self.__dataclass_fields__:
-            value = getattr(self, name)
-            out[name] = value.value if isinstance(value, LeakVerdict) else _json(value)
-        return out
-
-
-def _json(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    if isinstance(value, dict):
-        return {str(k): _json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json(v) for v in value]
-    return value
+        """JSON-ready (:func:`dpaudit._codec.to_json`: non-finite floats become the strings "inf", "-inf", "nan")."""
+        return {name: to_json(getattr(self, name)) for name in self.__dataclass_fields__}
 
 
 def finding_from_counts(

@@ -47,6 +47,7 @@ from ....mechanisms.float_noise import (
     numpy_laplace_noise,
     textbook_laplace_noise,
 )
+from ....neighbours import QueryDistance
 from .finding import LeakFinding, LeakVerdict, finding_from_counts
 from .lattice import candidate_centres
 
@@ -227,8 +228,6 @@ def query_array(mechanism: Any, data: Any) -> np.ndarray:
     A dataset mechanism that declares no ``query`` has no known query value (its data are records,
     not the value the noise is added to): InvalidArgument then.
     """
-    from ....neighbours import QueryDistance
-
     if isinstance(mechanism.neighbours, QueryDistance):
         return np.asarray(data, dtype=np.float64)
     if mechanism.query is None:

@@ -12,11 +12,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .._validation import check_nonnegative_finite, check_unit_interval, short_repr
-from ..claims import ApproxDP, Claim, PureDP, check_claim
-from ..errors import InvalidArgument, UnknownMechanism
-from .base import Mechanism, check_run_signature
-from .registry import get, unknown_name
+from ._validation import check_nonnegative_finite, check_unit_interval, short_repr
+from .adapters import adapt, library_of
+from .claims import ApproxDP, Claim, PureDP, check_claim
+from .errors import InvalidArgument, UnknownMechanism
+from .mechanisms.base import Mechanism, check_run_signature
+from .mechanisms.registry import get, unknown_name
 
 __all__ = ["check_plain_callable", "is_plain_callable", "load_attribute", "load_target", "resolve", "restated_point", "stated_claim"]
 
@@ -131,8 +132,6 @@ def load_target(target: Any) -> Any:
 def is_plain_callable(loaded: Any) -> bool:
     """True for a plain function: it carries neither a claim nor a neighbour relation (a Mechanism
     and a library object -- OpenDP measurements are callable -- carry both)."""
-    from ..adapters import library_of
-
     return callable(loaded) and not isinstance(loaded, Mechanism) and library_of(loaded) is None
 
 
@@ -171,8 +170,6 @@ def resolve(
     if delta is not None:
         delta = check_unit_interval("delta", delta)
     stated = None if claim is None else stated_claim(claim, epsilon, delta)
-    from ..adapters import adapt
-
     original = target
     target = load_target(target)
     named = f"target={original!r}"
