@@ -66,21 +66,19 @@ _PUBLIC = {
     "audit": "dpaudit.auditor",
     "AuditResult": "dpaudit.auditor",
     "Verdict": "dpaudit.auditor",
+    "AuditConfig": "dpaudit.auditor",
     "EmpiricalCurve": "dpaudit.auditor",
-    "BaseFamily": "dpaudit.auditor.events",
-    "EventFamily": "dpaudit.auditor.events",
-    "Scored": "dpaudit.auditor.events",
-    "SearchContext": "dpaudit.auditor.events",
-    "register_family": "dpaudit.auditor.events",
-    "unregister_family": "dpaudit.auditor.events",
     "report": "dpaudit.reports",
 }
+
+# names that moved to a namespace of their own: still read here, with a DeprecationWarning saying where
+_MOVED = {name: "dpaudit.extend" for name in
+          ("BaseFamily", "EventFamily", "Scored", "SearchContext", "register_family", "unregister_family")}
 
 __all__ = ["__version__", *sorted(_PUBLIC)]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from .auditor import AuditResult, EmpiricalCurve, Verdict, audit
-    from .auditor.events import BaseFamily, EventFamily, Scored, SearchContext, register_family, unregister_family
+    from .auditor import AuditConfig, AuditResult, EmpiricalCurve, Verdict, audit
     from .claims import ApproxDP, Claim, GaussianDP, PrivacyCurve, ProbabilisticDP, PureDP, RenyiDP, ZeroConcentratedDP
     from .errors import (
         DPAuditError,
@@ -106,6 +104,11 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
 
 
 def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        import warnings
+
+        warnings.warn(f"dpaudit.{name} is deprecated: import it from {_MOVED[name]}", DeprecationWarning, stacklevel=2)
+        return getattr(import_module(_MOVED[name]), name)
     if name in _PUBLIC:
         module, _, defined_as = _PUBLIC[name].partition(":")
         value = getattr(import_module(module), defined_as or name)

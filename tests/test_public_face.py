@@ -32,3 +32,20 @@ def test_version_loads_nothing_else() -> None:
     code = "import sys, dpaudit; dpaudit.__version__; print(sorted(m for m in sys.modules if m.startswith('dpaudit')))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "['dpaudit', 'dpaudit._version']"
+
+
+def test_the_extension_api_has_a_namespace_of_its_own() -> None:
+    import pytest
+
+    import dpaudit.extend
+    from dpaudit.auditor.events import family
+
+    assert {"BaseFamily", "Scored", "SearchContext", "register_family"} <= set(dpaudit.extend.__all__)
+    assert not {"BaseFamily", "register_family"} & set(dpaudit.__all__)
+    with pytest.warns(DeprecationWarning, match="dpaudit.register_family is deprecated: import it from dpaudit.extend"):
+        assert dpaudit.register_family is family.register_family
+
+
+def test_the_configuration_of_an_audit_is_public() -> None:
+    config = dpaudit.AuditConfig.build("laplace", samples=2_000, seed=1)
+    assert config.samples == 2_000 and "AuditConfig" in dpaudit.__all__

@@ -22,8 +22,7 @@ intervals, ratio-ordered atoms and bins, row patterns, first answers, Fisher's l
 A family of one's own, for example "the largest coordinate is above the median of M(a)'s"::
 
     import numpy as np
-    from dpaudit import BaseFamily, Scored, register_family
-    from dpaudit.auditor.events.sets import Feature, Threshold
+    from dpaudit.extend import BaseFamily, Feature, Scored, Threshold, register_family
 
     class MaxAboveMedian(BaseFamily):
         name = "max-above-median"
