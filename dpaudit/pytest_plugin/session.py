@@ -14,17 +14,8 @@ from typing import Any
 
 import pytest
 
-from .options import (
-    CACHE_KEY,
-    PROPERTY,
-    REPORT_OPTION,
-    SAMPLES_OPTION,
-    SEED_OPTION,
-    SETTINGS,
-    SKIP_AUDITS_OPTION,
-    Settings,
-    test_seed,
-)
+from .options import (CACHE_KEY, PROPERTY, REPORT_OPTION, SAMPLES_OPTION, SEED_OPTION, SETTINGS, SKIP_AUDITS_OPTION,
+                      Settings, test_seed)
 
 __all__ = ["DPSession", "Summary"]
 
