@@ -2,19 +2,19 @@
 
 Routes (each procedure's module docstring states its Preconditions / Claim / Proof):
 
-* pure DP -- finite input domain: :mod:`.finite`; finite outputs with query inputs: :mod:`.finite_query`;
-  real or integer outputs with query inputs: :mod:`.query_density`;
-* approximate DP -- finite: :mod:`.hockey_stick`; the normal density: :mod:`.gaussian`; otherwise a proof
-  of pure epsilon-DP (which implies (epsilon, delta)-DP for every delta >= 0);
-* probabilistic DP -- finite: :mod:`.probabilistic`; a product pmf whose neighbours move one integer
-  input by one: :mod:`.product_probabilistic`; otherwise via pure DP (the bad set is empty);
-* zero-concentrated, Rényi and Gaussian DP -- the closed-form Rényi divergence (:mod:`.renyi`),
-  decided by :mod:`.concentrated`; a tabulated privacy curve -- each point as approximate DP;
-* a :class:`~dpaudit.proofs.theorems.Composition` -- each part, then the composition theorem;
+* pure DP -- finite input domain: :mod:`.densities.finite`; finite outputs with query inputs:
+  :mod:`.densities.finite_query`; real or integer outputs with query inputs: :mod:`.densities.query_density`;
+* approximate DP -- finite: :mod:`.densities.hockey_stick`; the normal density: :mod:`.densities.gaussian`;
+  otherwise a proof of pure epsilon-DP (which implies (epsilon, delta)-DP for every delta >= 0);
+* probabilistic DP -- finite: :mod:`.densities.probabilistic`; a product pmf whose neighbours move one integer
+  input by one: :mod:`.densities.product_probabilistic`; otherwise via pure DP (the bad set is empty);
+* zero-concentrated, Rényi and Gaussian DP -- the closed-form Rényi divergence (:mod:`.divergences.renyi`),
+  decided by :mod:`.divergences.concentrated`; a tabulated privacy curve -- each point as approximate DP;
+* a :class:`~dpaudit.proofs.theorems.rules.Composition` -- each part, then the composition theorem;
 * no density but a program (:mod:`dpaudit.mechanisms.programs`) -- randomness alignment, else a
-  counterexample search with exact probabilities: :mod:`.program_proofs`;
+  counterexample search with exact probabilities: :mod:`.programs.procedure`;
 * a mechanism with no density but a declared ``structure`` (sequential composition of parts, admissible
-  noise, Wishart noise): the theorem rules of :mod:`.structure`, chained in the certificate.
+  noise, Wishart noise): the theorem rules of :mod:`.structures.procedure`, chained in the certificate.
 
 The claim is checked for all parameter values allowed by the declared assumptions, unless the caller
 asks for the numeric instance (``numeric=True``) or restates the claim with numbers that differ from the
@@ -43,9 +43,9 @@ from ..mechanisms.base import Mechanism
 from .budget import BudgetExhausted, checkpoint
 from .budget import time_budget as time_budget_context
 from .declarations import check_declarations, scope_reason
+from .inequalities.signs import SignContext
 from .result import Certificate, Outcome, ProofResult, Step, Verdict
-from .signs import SignContext
-from .theorems import Composition, claim_expression, implies, parallel, sequential
+from .theorems.rules import Composition, claim_expression, implies, parallel, sequential
 
 __all__ = ["DEFAULT_TIME_BUDGET", "prove"]
 
@@ -115,7 +115,7 @@ def _setup(density: Any, claim: Claim, numeric: bool) -> tuple[Any, Any, Any, st
 
 
 def _route(density: Any, claim: Claim, eps: Any, dlt: Any, context: SignContext) -> Outcome:
-    from .outputs import is_finite_output
+    from .densities.outputs import is_finite_output
 
     finite_inputs = density.input_domain is not None
     finite_outputs = is_finite_output(density)
@@ -124,10 +124,10 @@ def _route(density: Any, claim: Claim, eps: Any, dlt: Any, context: SignContext)
     # dlt is 0 for a pure claim (:func:`_setup`): a nonzero one is of approximate or probabilistic DP.
     if dlt != 0 and not claim.bounds_loss_per_output:
         if finite_inputs:
-            from .hockey_stick import prove_finite_approx
+            from .densities.hockey_stick import prove_finite_approx
 
             return prove_finite_approx(density, eps, dlt, context)
-        from .gaussian import gaussian_sigma, prove_gaussian_approx
+        from .densities.gaussian import gaussian_sigma, prove_gaussian_approx
 
         sigma = gaussian_sigma(density)
         if sigma is not None:
@@ -135,13 +135,13 @@ def _route(density: Any, claim: Claim, eps: Any, dlt: Any, context: SignContext)
         return _via_pure(density, eps, context, "approximate")
     if dlt != 0:
         if finite_inputs:
-            from .probabilistic import prove_finite_probabilistic
+            from .densities.probabilistic import prove_finite_probabilistic
 
             outcome = prove_finite_probabilistic(density, eps, dlt, context)
             if outcome.verdict is Verdict.PROVED and len(density.outputs) == 1:
                 outcome.details.update(_postprocessing_details(density, eps, dlt, context))
             return outcome
-        from .product_probabilistic import factor_structure, prove_product_probabilistic
+        from .densities.product_probabilistic import factor_structure, prove_product_probabilistic
 
         if factor_structure(density) is not None:
             return prove_product_probabilistic(density, eps, dlt, context)
@@ -150,7 +150,7 @@ def _route(density: Any, claim: Claim, eps: Any, dlt: Any, context: SignContext)
 
 
 def _postprocessing_details(density: Any, eps: Any, dlt: Any, context: SignContext) -> dict[str, Any]:
-    from .postprocessing import search_postprocessing
+    from .densities.postprocessing import search_postprocessing
 
     search = search_postprocessing(density, eps, dlt, context)
     details: dict[str, Any] = {
@@ -170,20 +170,20 @@ def _postprocessing_details(density: Any, eps: Any, dlt: Any, context: SignConte
 
 def _pure(density: Any, eps: Any, context: SignContext, finite_inputs: bool, finite_outputs: bool) -> Outcome:
     if finite_inputs:
-        from .finite import prove_finite_pure
+        from .densities.finite import prove_finite_pure
 
         return prove_finite_pure(density, eps, context)
     if finite_outputs:
-        from .finite_query import prove_finite_query
+        from .densities.finite_query import prove_finite_query
 
         return prove_finite_query(density, eps, context)
-    from .query_density import prove_query_density
+    from .densities.query_density import prove_query_density
 
     return prove_query_density(density, eps, context)
 
 
 def _via_pure(density: Any, eps: Any, context: SignContext, kind: str) -> Outcome:
-    from .outputs import is_finite_output
+    from .densities.outputs import is_finite_output
 
     outcome = _pure(density, eps, context, density.input_domain is not None, is_finite_output(density))
     if outcome.verdict is Verdict.PROVED:
@@ -216,7 +216,7 @@ def prove(
     claim : Claim, optional
         Restate the claim (default: the mechanism's own): PureDP, ApproxDP, ProbabilisticDP, or a
         curve claim -- ZeroConcentratedDP, RenyiDP, GaussianDP (decided from the closed-form Rényi
-        divergence, :mod:`.concentrated`) or PrivacyCurve (each point as ApproxDP).
+        divergence, :mod:`.divergences.concentrated`) or PrivacyCurve (each point as ApproxDP).
     numeric : bool
         Check the catalogue instance's parameter values only, instead of all parameter values.
     time_budget : float or None
@@ -253,11 +253,11 @@ def prove(
             return ProofResult(mechanism.name, claim.as_dict(), Verdict.UNKNOWN,
                                f"a {claim.kind} claim is decided from a declared density; {mechanism.name!r} declares a structure",
                                "none", elapsed_s=time.perf_counter() - start)
-        from .structure import prove_structure
+        from .structures.procedure import prove_structure
 
         return prove_structure(mechanism, claim, numeric, time_budget, start)
     if mechanism.density is None and mechanism.program is not None:
-        from .program_proofs import decide_program
+        from .programs.procedure import decide_program
 
         return decide_program(mechanism, claim, numeric, time_budget, start)
     declared = _load_density(mechanism)
@@ -287,7 +287,8 @@ def prove(
 
 def _prove_curve_claim(mechanism: Mechanism, claim: Claim, declared: Any, mismatch: str | None, numeric: bool,
                        time_budget: float | None, start: float) -> ProofResult:
-    """zCDP, RDP and GDP from the Rényi divergence (:mod:`.concentrated`); a privacy curve point by point."""
+    """zCDP, RDP and GDP from the Rényi divergence (:mod:`.divergences.concentrated`); a privacy curve point by
+    point."""
     if isinstance(claim, PrivacyCurve):
         return _prove_privacy_curve(mechanism, claim, numeric, time_budget, start)
     if numeric:
@@ -319,8 +320,8 @@ def _prove_curve_claim(mechanism: Mechanism, claim: Claim, declared: Any, mismat
 
 
 def _decide_curve(density: Any, claim: Claim) -> Outcome:
-    from .concentrated import prove_concentrated
-    from .verify import normalisation_error
+    from .densities.verify import normalisation_error
+    from .divergences.concentrated import prove_concentrated
 
     checkpoint("normalisation check")
     context = SignContext(density.parameters, _default_assumptions(density), dict(density.instance))
@@ -371,7 +372,7 @@ def _hint_pairs(mechanism: Mechanism, density: Any) -> tuple:
 
 
 def _decide(density: Any, claim: Claim, eps: Any, dlt: Any, hints: tuple = ()) -> Outcome:
-    from .verify import normalisation_error
+    from .densities.verify import normalisation_error
 
     checkpoint("normalisation check")
     context = SignContext(density.parameters, _default_assumptions(density), dict(density.instance), hints)

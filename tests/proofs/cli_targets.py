@@ -15,7 +15,7 @@ def _floor():
 
     y, q, eps = D.symbols("y", "q", "epsilon")
     # A staircase-like density written with floor(): infinitely many breakpoints, decided by pairing
-    # floor(|z|) with floor(|z - w|) (dpaudit.proofs.floor_terms).
+    # floor(|z|) with floor(|z - w|) (dpaudit.proofs.inequalities.floor_terms).
     expr = sympy.exp(-eps * sympy.floor(sympy.Abs(y - q))) * (1 - sympy.exp(-eps)) / 2
     return SymbolicDensity(expr=expr, outputs=(y,), inputs=(q,), epsilon=eps, sensitivity=1, instance={eps: 1})
 

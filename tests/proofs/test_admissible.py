@@ -9,7 +9,7 @@ import sympy
 
 from dpaudit.mechanisms.smooth_sensitivity import smooth_median
 from dpaudit.proofs import prove
-from dpaudit.proofs.admissible import score_suprema
+from dpaudit.proofs.structures.admissible import score_suprema
 
 z = sympy.Symbol("z", real=True)
 

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from dpaudit.mechanisms.density import symbol
 from dpaudit.mechanisms.programs import Noise, NoisyMaxProgram, ThresholdProgram
 from dpaudit.proofs import Verdict, prove
-from dpaudit.proofs.alignment import find_alignment
-from dpaudit.proofs.program_probabilities import ABSOLUTE_ERROR, output_probability
+from dpaudit.proofs.programs.alignment import find_alignment
+from dpaudit.proofs.programs.probabilities import ABSOLUTE_ERROR, output_probability
 
 eps, sens = symbol("epsilon"), symbol("Delta")
 

@@ -9,10 +9,10 @@ import sympy
 
 from dpaudit.claims import ApproxDP, ProbabilisticDP, PureDP
 from dpaudit.proofs import TheoremNotApplicable, Verdict, prove
-from dpaudit.proofs import theorems
-from dpaudit.proofs.hockey_stick import hockey_stick_delta
-from dpaudit.proofs.postprocessing import search_postprocessing
-from dpaudit.proofs.signs import SignContext
+from dpaudit.proofs.densities.hockey_stick import hockey_stick_delta
+from dpaudit.proofs.densities.postprocessing import search_postprocessing
+from dpaudit.proofs.inequalities.signs import SignContext
+from dpaudit.proofs.theorems import rules
 from tests.proofs import densities as D
 
 
@@ -62,23 +62,23 @@ def test_meiser_merging_outputs_0_and_1_breaks_probabilistic_dp_for_all_paramete
 
 
 def test_theorem_rules():
-    pure, step = theorems.sequential([PureDP(0.5), PureDP(0.25)])
+    pure, step = rules.sequential([PureDP(0.5), PureDP(0.25)])
     assert pure == PureDP(0.75) and "composition" in step.name
-    assert theorems.parallel([ApproxDP(1, 1e-6), PureDP(2)])[0] == ApproxDP(2, 1e-6)
+    assert rules.parallel([ApproxDP(1, 1e-6), PureDP(2)])[0] == ApproxDP(2, 1e-6)
     eps, k, dp = 0.1, 10, 1e-6
     expected = math.sqrt(2 * k * math.log(1 / dp)) * eps + k * eps * math.expm1(eps)
-    assert theorems.advanced(ApproxDP(eps, 1e-7), k, dp)[0].epsilon == pytest.approx(expected)
-    grouped = theorems.group(ApproxDP(1.0, 1e-6), 3)[0]
+    assert rules.advanced(ApproxDP(eps, 1e-7), k, dp)[0].epsilon == pytest.approx(expected)
+    grouped = rules.group(ApproxDP(1.0, 1e-6), 3)[0]
     assert grouped.epsilon == 3 and grouped.delta == pytest.approx(1e-6 * (math.e**3 - 1) / (math.e - 1))
-    assert theorems.post_processing(ApproxDP(1, 1e-6))[0] == ApproxDP(1, 1e-6)
+    assert rules.post_processing(ApproxDP(1, 1e-6))[0] == ApproxDP(1, 1e-6)
     with pytest.raises(TheoremNotApplicable, match="not closed under post-processing"):
-        theorems.post_processing(ProbabilisticDP(1, 0.01))
+        rules.post_processing(ProbabilisticDP(1, 0.01))
 
 
 def test_composition_of_proved_parts_gets_a_certificate():
     parts = (D.as_mechanism("a", D.laplace), D.as_mechanism("b", D.geometric))
-    result = prove(theorems.Composition("both", parts, "sequential", PureDP(2.0)))
+    result = prove(rules.Composition("both", parts, "sequential", PureDP(2.0)))
     assert result.verdict is Verdict.PROVED
     assert result.certificate.steps[-1].name == "sequential composition"
-    weaker = prove(theorems.Composition("both", parts, "sequential", PureDP(1.5)))
+    weaker = prove(rules.Composition("both", parts, "sequential", PureDP(1.5)))
     assert weaker.verdict is Verdict.UNKNOWN

@@ -25,7 +25,7 @@ from dpaudit.mechanisms.dp_sgd import (
 from dpaudit.mechanisms.flawed.dp_sgd import ANTI_ALIGNED, dp_sgd_fixed_batch
 from dpaudit.mechanisms.registry import get
 from dpaudit.proofs import Verdict, prove
-from dpaudit.proofs.privacy_loss import exact_epsilon
+from dpaudit.proofs.divergences.privacy_loss import exact_epsilon
 
 DELTA = 1e-5
 TWINS = ["dp-sgd-clip-after-sum", "dp-sgd-fixed-batch", "dp-sgd-last-step-no-multiplier", "dp-sgd-noise-batch-mean"]

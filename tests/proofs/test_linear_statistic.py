@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from dpaudit.mechanisms.density import SymbolicDensity, symbol
 from dpaudit.neighbours import QueryDistance
 from dpaudit.proofs import Verdict, prove
-from dpaudit.proofs.exp_polynomials import nonnegative_on_half_line
-from dpaudit.proofs.linear_statistic import linear_statistic
-from dpaudit.proofs.signs import SignContext
+from dpaudit.proofs.densities.linear_statistic import linear_statistic
+from dpaudit.proofs.inequalities.exp_polynomials import nonnegative_on_half_line
+from dpaudit.proofs.inequalities.signs import SignContext
 from tests.proofs.densities import as_mechanism
 
 EPS, DELTA = symbol("epsilon"), symbol("Delta")

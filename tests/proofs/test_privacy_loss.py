@@ -12,7 +12,7 @@ from dpaudit.mechanisms.dp_sgd import (
     gaussian_epsilon,
     subsampled_gaussian_epsilon,
 )
-from dpaudit.proofs.privacy_loss import check_accountant, exact_epsilon
+from dpaudit.proofs.divergences.privacy_loss import check_accountant, exact_epsilon
 
 
 @pytest.mark.parametrize("sigma, q", [(1.0, 1.0), (0.5, 0.01), (1.0, 0.01), (2.0, 0.3)])

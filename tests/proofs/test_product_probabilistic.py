@@ -14,9 +14,9 @@ from dpaudit.mechanisms.base import Mechanism
 from dpaudit.mechanisms.thresholded_histogram import _density, thresholded_histogram_delta
 from dpaudit.neighbours import AddRemove
 from dpaudit.proofs import Verdict, prove
-from dpaudit.proofs.integer_segments import holds_on_segment, segments
-from dpaudit.proofs.product_probabilistic import factor_structure
-from dpaudit.proofs.signs import SignContext
+from dpaudit.proofs.densities.product_probabilistic import factor_structure
+from dpaudit.proofs.inequalities.integer_segments import holds_on_segment, segments
+from dpaudit.proofs.inequalities.signs import SignContext
 from tests.proofs.densities import _never
 
 DELTA_AT_INSTANCE = thresholded_histogram_delta(1.0, 5)  # e^-4 / (1 + e^-1) = 0.0133898...

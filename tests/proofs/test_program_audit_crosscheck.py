@@ -17,7 +17,7 @@ import pytest
 
 import dpaudit
 from dpaudit.proofs import Verdict, prove
-from dpaudit.proofs.program_counterexamples import samples_to_see
+from dpaudit.proofs.programs.counterexamples import samples_to_see
 
 pytestmark = [pytest.mark.statistical, pytest.mark.slow]
 

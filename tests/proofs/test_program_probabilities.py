@@ -15,7 +15,7 @@ from dpaudit.mechanisms.density import symbol
 from dpaudit.mechanisms.flawed.sparse_vector import svt5_density
 from dpaudit.mechanisms.programs import Noise, NoisyMaxProgram, ThresholdProgram
 from dpaudit.mechanisms.registry import get
-from dpaudit.proofs.program_probabilities import output_probability
+from dpaudit.proofs.programs.probabilities import output_probability
 
 eps, sens = symbol("epsilon"), symbol("Delta")
 ONE = {eps: 1, sens: 1}

@@ -1,4 +1,4 @@
-"""Refutation of a noise scale that changes between neighbours (proofs.scale_change), and its mutants."""
+"""Refutation of a noise scale that changes between neighbours (proofs.structures.scale_change), and its mutants."""
 
 from __future__ import annotations
 

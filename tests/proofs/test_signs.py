@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import sympy
 
-from dpaudit.proofs.signs import SignContext
+from dpaudit.proofs.inequalities.signs import SignContext
 
 tau = sympy.Symbol("tau", positive=True)
 p = sympy.Symbol("p", positive=True)

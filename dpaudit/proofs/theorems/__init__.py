@@ -1,0 +1,6 @@
+"""Theorems of differential privacy as checked proof steps.
+
+* :mod:`.rules` -- composition (sequential, parallel, advanced), group privacy, post-processing and the
+  implications between claims, each returning the resulting claim with the step that records it; and
+  :class:`~.rules.Composition`, a mechanism declared as a composition of parts.
+"""
