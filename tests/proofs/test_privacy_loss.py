@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import math
+import sys
 
 import pytest
 
@@ -60,3 +62,10 @@ def test_bad_parameters_are_refused():
         exact_epsilon(1.0, 0.0, 1, 1e-5)
     with pytest.raises(InvalidArgument, match="steps"):
         exact_epsilon(1.0, 0.5, 0, 1e-5)
+
+
+def test_the_former_path_warns_and_gives_the_same_functions(monkeypatch):
+    monkeypatch.delitem(sys.modules, "dpaudit.proofs.privacy_loss", raising=False)
+    with pytest.warns(DeprecationWarning, match="dpaudit.proofs.divergences.privacy_loss"):
+        former = importlib.import_module("dpaudit.proofs.privacy_loss")
+    assert (former.exact_epsilon, former.check_accountant) == (exact_epsilon, check_accountant)
