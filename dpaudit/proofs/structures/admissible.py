@@ -45,6 +45,7 @@ from ...claims import Claim, PureDP
 from ...mechanisms.structure import AdmissibleNoise
 from ..budget import checkpoint
 from ..result import Counterexample, Outcome, Step, Verdict
+from .chain import close_chain
 
 __all__ = ["prove_admissible_noise", "score_suprema"]
 
@@ -211,8 +212,6 @@ def prove_admissible_noise(noise: AdmissibleNoise, claim: Claim, query: Callable
         f"h is ({noise.alpha:g}, {noise.beta:g})-admissible (sliding and dilation each cost <= epsilon/2) and S is a "
         f"{noise.beta:g}-smooth upper bound on LS: f(x) + (S(x)/alpha) Z is {derived} (NRS 2007, Def. 2.5, Lemma 2.6)",
     ))
-    from .procedure import close_chain
-
     outcome = close_chain(derived, claim, METHOD, steps, "NRS Lemma 2.6", noise.output)
     outcome.details.update({"instance_datasets": len(noise.datasets), "neighbour_pairs_checked": pairs,
                             "sliding_supremum": float(slide), "dilation_supremum": float(dilate)})

@@ -18,7 +18,8 @@ certificate whose steps are the chain of rules, each one checked:
   the release is a map of the transcript (post-processing, Dwork & Roth 2014, Prop. 2.1).
 
 **Admissible noise** (:mod:`.admissible`), **the Wishart mechanism** (:mod:`.wishart`) and **DP-SGD's
-Gaussian steps** (:mod:`.gaussian_steps`) have their own modules.
+Gaussian steps** (:mod:`.gaussian_steps`) have their own modules; each chain of rules is closed against
+the claim by :mod:`.chain`.
 
 A failed precondition gives ``unknown`` with the step that failed: these rules are sufficient
 conditions, so a failure does not show that the claim is false.
@@ -36,23 +37,10 @@ from ...mechanisms.structure import AdmissibleNoise, GaussianSteps, SequentialCo
 from ..budget import BudgetExhausted, checkpoint
 from ..budget import time_budget as time_budget_context
 from ..result import Certificate, Outcome, ProofResult, Step, Verdict
-from ..theorems.rules import TheoremNotApplicable, post_processing, sequential
+from ..theorems.rules import TheoremNotApplicable, sequential
+from .chain import FLOAT_SLACK, close_chain
 
-__all__ = ["claim_covers", "close_chain", "prove_structure"]
-
-# Claims are floats: a bound equal to the claim up to its float rounding (1e-12 relative, the
-# tolerance of the composition rule in prove._prove_composition) counts as meeting it.
-_FLOAT_SLACK = 1e-12
-
-
-def claim_covers(proved: Claim, claim: Claim) -> bool:
-    """``proved`` implies ``claim`` (``proved.implies(claim)``), or ``proved`` has delta = 0 and an epsilon no larger.
-
-    The second case adds that pure DP implies probabilistic DP too: its privacy loss never exceeds
-    epsilon, so the outputs where it does have mass 0 <= delta (Meiser 2018, Def. 2).
-    """
-    return proved.implies(claim) or (proved.delta == 0 and proved.epsilon <= claim.epsilon * (1 + _FLOAT_SLACK))
-
+__all__ = ["prove_structure"]
 
 def prove_structure(mechanism: Mechanism, claim: Claim, numeric: bool, time_budget: float | None, start: float) -> ProofResult:
     """Decide ``claim`` for ``mechanism`` from its declared structure (see the module docstring)."""
@@ -120,7 +108,7 @@ def _sequential(structure: SequentialComposition, claim: Claim, numeric: bool) -
         delta_i = part.mechanism.sensitivity
         if delta_i is None:
             return Outcome(Verdict.UNKNOWN, f"step 'sensitivity {index}': the part {part.mechanism.name!r} declares no sensitivity", method, steps)
-        holds = part.input_sensitivity <= delta_i * (1 + _FLOAT_SLACK)
+        holds = part.input_sensitivity <= delta_i * (1 + FLOAT_SLACK)
         steps.append(Step(
             f"sensitivity {index}",
             sympy.Le(sympy.Float(part.input_sensitivity), sympy.Float(delta_i), evaluate=False),
@@ -147,23 +135,3 @@ def _sequential(structure: SequentialComposition, claim: Claim, numeric: bool) -
             + composition_step.justification + "; adaptive form: Dwork, Rothblum & Vadhan 2010"
         )))
     return close_chain(composed, claim, method, steps, "the composition", structure.output)
-
-
-def close_chain(derived: Claim, claim: Claim, method: str, steps: list[Step], what: str, output: str = "") -> Outcome:
-    """Close a chain: ``derived`` (what the rules gave), post-processed into ``output`` if one is named, against the claim."""
-    if output:
-        try:
-            derived, release_step = post_processing(derived)
-        except TheoremNotApplicable as exc:
-            return Outcome(Verdict.UNKNOWN, f"step 'post-processing': {exc}", method, steps)
-        steps.append(dataclasses.replace(release_step, justification=f"the release is {output}; " + release_step.justification))
-    if claim_covers(derived, claim):
-        steps.append(Step("final inequality", steps[-1].expression, f"{derived} implies the claim {claim}"))
-        return Outcome(Verdict.PROVED, f"{what} gives {derived}, which implies the claim {claim}", method, steps)
-    return Outcome(
-        Verdict.UNKNOWN,
-        f"step 'final inequality': {what} gives {derived}, weaker than the claim {claim} "
-        "(the rule is sufficient, not necessary: the claim is not refuted)",
-        method,
-        steps,
-    )

@@ -27,6 +27,7 @@ from ...claims import ApproxDP, Claim
 from ...mechanisms.structure import WishartNoise
 from ..budget import checkpoint
 from ..result import Outcome, Step, Verdict
+from .chain import close_chain
 
 __all__ = ["prove_wishart"]
 
@@ -82,6 +83,4 @@ def prove_wishart(noise: WishartNoise, claim: Claim) -> Outcome:
         "P[M(x) in S] <= e^epsilon P[M(x') in S] + P[M(x) outside supp M(x')] for every set S: "
         f"{derived}",
     ))
-    from .procedure import close_chain
-
     return close_chain(derived, claim, METHOD, steps, "the support split", noise.output)
