@@ -1,8 +1,8 @@
 """Named registries: the ordered lists behind the extension points.
 
-The auditor's event families (:mod:`dpaudit.auditor.events.family`) are a :class:`Registry`: objects
-told apart by their ``name``, asked in registration order; registering a second object under a known
-name replaces the first in place.
+The auditor's event families (:mod:`dpaudit.auditor.events.family`) and the prover's procedures
+(:mod:`dpaudit.proofs.procedures`) are each a :class:`Registry`: objects told apart by their ``name``,
+asked in registration order; registering a second object under a known name replaces the first in place.
 Every mistake is an :class:`~dpaudit.errors.InvalidArgument` naming what the registry holds.
 """
 

@@ -24,24 +24,46 @@ The package is grouped into rooms, each named after what it proves:
 * :mod:`.inequalities` -- deciding signs and suprema for all parameter values, the algebra under the
   density and divergence proofs.
 
-At the top: :mod:`.prove` (the entry point), :mod:`.result` (certificates, counterexamples, verdicts),
-:mod:`.budget` (the time budget) and :mod:`.declarations` (a mechanism's declarations against its
-density's).  This package never imports :mod:`dpaudit.auditor`.
+At the top: :mod:`.prove` (the entry point), :mod:`.procedures` (the interface every room's procedure
+meets, and the registry), :mod:`.result` (certificates, counterexamples, verdicts), :mod:`.budget` (the
+time budget) and :mod:`.declarations` (a mechanism's declarations against its density's).  This package
+never imports :mod:`dpaudit.auditor`.
+
+The registration below is the order in which :func:`prove` asks the procedures; the first that applies
+decides (:mod:`.procedures` says why this order).
 """
 
 from __future__ import annotations
 
+from .densities.procedure import DensityProcedure
+from .divergences.procedure import PrivacyCurveProcedure, RenyiDivergenceProcedure
+from .procedures import ProofProcedure, ProofRequest, register_procedure, registered_procedures, unregister_procedure
+from .programs.procedure import ProgramProcedure
 from .prove import prove
 from .result import Certificate, Counterexample, ProofResult, Step, Verdict
-from .theorems.rules import Composition, TheoremNotApplicable
+from .structures.procedure import StructureProcedure
+from .theorems.composition import Composition, CompositionProcedure
+from .theorems.rules import TheoremNotApplicable
 
 __all__ = [
     "Certificate",
     "Composition",
     "Counterexample",
+    "ProofProcedure",
+    "ProofRequest",
     "ProofResult",
     "Step",
     "TheoremNotApplicable",
     "Verdict",
     "prove",
+    "register_procedure",
+    "registered_procedures",
+    "unregister_procedure",
 ]
+
+register_procedure(CompositionProcedure())
+register_procedure(StructureProcedure())
+register_procedure(ProgramProcedure())
+register_procedure(PrivacyCurveProcedure())
+register_procedure(RenyiDivergenceProcedure())
+register_procedure(DensityProcedure())

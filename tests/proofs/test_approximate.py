@@ -8,7 +8,7 @@ import pytest
 import sympy
 
 from dpaudit.claims import ApproxDP, ProbabilisticDP, PureDP
-from dpaudit.proofs import TheoremNotApplicable, Verdict, prove
+from dpaudit.proofs import Composition, TheoremNotApplicable, Verdict, prove
 from dpaudit.proofs.densities.hockey_stick import hockey_stick_delta
 from dpaudit.proofs.densities.postprocessing import search_postprocessing
 from dpaudit.proofs.inequalities.signs import SignContext
@@ -77,8 +77,8 @@ def test_theorem_rules():
 
 def test_composition_of_proved_parts_gets_a_certificate():
     parts = (D.as_mechanism("a", D.laplace), D.as_mechanism("b", D.geometric))
-    result = prove(rules.Composition("both", parts, "sequential", PureDP(2.0)))
+    result = prove(Composition("both", parts, "sequential", PureDP(2.0)))
     assert result.verdict is Verdict.PROVED
     assert result.certificate.steps[-1].name == "sequential composition"
-    weaker = prove(rules.Composition("both", parts, "sequential", PureDP(1.5)))
+    weaker = prove(Composition("both", parts, "sequential", PureDP(1.5)))
     assert weaker.verdict is Verdict.UNKNOWN

@@ -17,9 +17,9 @@ from dpaudit.mechanisms.flawed.concentrated import normal_product_density
 from dpaudit.mechanisms.gaussian_curves import normal_density
 from dpaudit.mechanisms.laplace import laplace_density
 from dpaudit.mechanisms.registry import get
-from dpaudit.proofs import Verdict, prove
+from dpaudit.proofs import Composition, Verdict, prove
 from dpaudit.proofs.divergences.renyi import renyi_divergence
-from dpaudit.proofs.theorems.rules import Composition, TheoremNotApplicable, implies, sequential
+from dpaudit.proofs.theorems.rules import TheoremNotApplicable, implies, sequential
 
 ORDERS = (1.5, 2.0, 7.0)
 

@@ -22,24 +22,22 @@ RDP with epsilon(alpha) = rho alpha), GDP adds mu^2 (Dong, Roth & Su 2022, Cor. 
 largest parameter holds.  :func:`implies` says whether one claim implies another, with the
 conversion (:mod:`dpaudit.conversions`) as a checked step.
 
-:class:`Composition` declares a mechanism built from parts; :func:`prove_composition` proves each part
-and assembles the certificate from these rules.
+A mechanism declared as a composition of parts (:mod:`.composition`) is proved by these rules, as are
+the declared structures of :mod:`dpaudit.proofs.structures`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from ..._validation import check_one_of, check_positive_int, check_probability_open
+from ..._validation import check_positive_int, check_probability_open
 from ...claims import ApproxDP, Claim, GaussianDP, RenyiDP, ZeroConcentratedDP
 from ...errors import InvalidArgument
 from ..result import Step
 
 __all__ = [
-    "Composition",
     "TheoremNotApplicable",
     "advanced",
     "group",
@@ -200,30 +198,3 @@ def post_processing(claim: Claim) -> tuple[Claim, Step]:
             "post-processing (Meiser 2018, Sect. 3; merging outputs 0 and 1 of Meiser's K breaks it)"
         )
     return claim, _step("post-processing", claim, f"any map of the output keeps {claim} (Dwork & Roth 2014, Prop. 2.1)")
-
-
-@dataclass(frozen=True)
-class Composition:
-    """A mechanism declared as a composition of parts.
-
-    Attributes
-    ----------
-    name : str
-    parts : tuple of Mechanism
-        Each part is proved on its own (its own claim).
-    rule : str
-        ``"sequential"`` (all parts see the same data) or ``"parallel"`` (disjoint data).
-    claim : Claim
-        What the composed mechanism promises.
-    """
-
-    name: str
-    parts: tuple[Any, ...]
-    rule: str
-    claim: Claim
-
-    def __post_init__(self) -> None:
-        check_one_of("rule", self.rule, ("sequential", "parallel"))
-        if not self.parts:
-            raise InvalidArgument("parts=() must hold at least one mechanism")
-        object.__setattr__(self, "parts", tuple(self.parts))
