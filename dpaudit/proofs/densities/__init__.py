@@ -1,8 +1,9 @@
 """Pure, approximate and probabilistic DP of a declared density, from its likelihood ratio.
 
 A mechanism declares its output density p(y | q) as a sympy expression
-(:class:`~dpaudit.mechanisms.density.SymbolicDensity`); each module here decides one claim for one shape
-of density, for all parameter values the declared assumptions allow:
+(:class:`~dpaudit.mechanisms.density.SymbolicDensity`).  The ``density`` procedure (:mod:`.procedure`)
+reads it (:mod:`.declared`: built, checked, at its instance, normalised) and routes it to the module that
+decides the claim for that shape of density, for all parameter values the declared assumptions allow:
 
 * pure DP -- :mod:`.query_density` (real or integer outputs, neighbours ``||q - q'|| <= Delta``),
   :mod:`.finite` (a finite input domain, by enumeration), :mod:`.finite_query` (finitely many outputs of

@@ -1,6 +1,7 @@
 """Mechanisms declared as programs (:mod:`dpaudit.mechanisms.programs`): randomness alignment and exact probabilities.
 
-* :mod:`.procedure` -- decides a program's claim: an alignment proof, else a checked counterexample, else
+* :mod:`.procedure` -- the ``program`` procedure: :mod:`.decide` under the time budget, and the result;
+* :mod:`.decide` -- a program's claim decided: an alignment proof, else a checked counterexample, else
   unknown;
 * :mod:`.alignment` -- randomness alignment: shift each noise draw so the path and output stay the same on
   the neighbour, and sum the cost (LightDP, ShadowDP);

@@ -3,8 +3,10 @@
 A mechanism with no closed-form density may declare how it is built; each module proves one kind of
 structure by a published theorem whose preconditions it checks, and chains the rules in the certificate:
 
-* :mod:`.procedure` -- decides a structure's claim: the rule of its kind, under the time budget; the
-  sequential composition of proved parts;
+* :mod:`.procedure` -- the ``structure`` procedure: the rule of the structure's kind, under the time
+  budget;
+* :mod:`.sequential` -- sequential composition of proved parts;
+* :mod:`.chain` -- a chain of rules closed against the claim (post-processing, then the implication);
 * :mod:`.admissible` -- smooth-sensitivity noise f(x) + (S(x)/alpha) Z with admissible Z (Nissim,
   Raskhodnikova & Smith 2007), and :mod:`.scale_change`, the refutation when the noise scale changes
   between neighbours;
