@@ -5,7 +5,7 @@ from __future__ import annotations
 from dpaudit.claims import PureDP
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.neighbours import QueryDistance
-from tests.proofs import densities as D
+from tests.proofs import density_builders as D
 
 
 def _floor():

@@ -10,7 +10,7 @@ Claim
 Proof
     For each output the sign of p(y|x) - e^epsilon p(y|x') is decided for all parameters
     (:mod:`dpaudit.proofs.inequalities.signs`, with e^{epsilon/k} = 1 + t); the positive terms are
-    summed in closed form.  The closed forms follow (tests/proofs/test_approximate.py): randomized
+    summed in closed form.  The closed forms follow (tests/proofs/densities/test_approximate.py): randomized
     response at epsilon_0 / 2 gives (e^{eps0} - e^{eps0/2}) / (1 + e^{eps0}); Meiser's K gives delta
     exactly.
 """

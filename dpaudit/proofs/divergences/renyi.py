@@ -33,7 +33,7 @@ Proof
     equal to Mironov's form.  Shapes with one input: the divergence increases with |q - q'| (its
     derivative in the shift is checked positive), so the supremum is at the shift Delta.  Finite:
     the sum is formed for every ordered pair.  The tests check each closed form against mpmath
-    quadrature or summation at three parameter points (tests/proofs/test_renyi.py).
+    quadrature or summation at three parameter points (tests/proofs/divergences/test_renyi.py).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from dpaudit.proofs import Verdict, prove
 from dpaudit.proofs.densities.product_probabilistic import factor_structure
 from dpaudit.proofs.inequalities.integer_segments import holds_on_segment, segments
 from dpaudit.proofs.inequalities.signs import SignContext
-from tests.proofs.densities import _never
+from tests.proofs.density_builders import _never
 
 DELTA_AT_INSTANCE = thresholded_histogram_delta(1.0, 5)  # e^-4 / (1 + e^-1) = 0.0133898...
 

@@ -9,7 +9,7 @@ import sympy
 
 from dpaudit.claims import PureDP
 from dpaudit.proofs import Verdict, prove
-from tests.proofs import densities as D
+from tests.proofs import density_builders as D
 
 
 def run(builder, claim=None):

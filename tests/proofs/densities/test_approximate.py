@@ -13,7 +13,7 @@ from dpaudit.proofs.densities.hockey_stick import hockey_stick_delta
 from dpaudit.proofs.densities.postprocessing import search_postprocessing
 from dpaudit.proofs.inequalities.signs import SignContext
 from dpaudit.proofs.theorems import rules
-from tests.proofs import densities as D
+from tests.proofs import density_builders as D
 
 
 def test_classic_gaussian_is_proved_for_all_parameters_with_epsilon_below_one():

@@ -15,7 +15,7 @@ from dpaudit.proofs import Verdict, prove
 from dpaudit.proofs.densities.linear_statistic import linear_statistic
 from dpaudit.proofs.inequalities.exp_polynomials import nonnegative_on_half_line
 from dpaudit.proofs.inequalities.signs import SignContext
-from tests.proofs.densities import as_mechanism
+from tests.proofs.density_builders import as_mechanism
 
 EPS, DELTA = symbol("epsilon"), symbol("Delta")
 

@@ -13,7 +13,7 @@ from dpaudit.errors import DeclarationMismatchWarning
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.neighbours import Local
 from dpaudit.proofs import Verdict, prove
-from tests.proofs import densities as D
+from tests.proofs import density_builders as D
 
 E = sympy.exp
 HALF = sympy.Rational(1, 2)
