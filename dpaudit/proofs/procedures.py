@@ -30,8 +30,7 @@ claim.  A procedure that proves parts (a composition's, a structure's, a curve's
 A procedure of one's own, for a declaration no room reads, joins after these (a procedure of the same
 name is replaced in place)::
 
-    from dpaudit.proofs import Verdict, register_procedure
-    from dpaudit.proofs.result import ProofResult
+    from dpaudit.proofs import ProofResult, Verdict, register_procedure
 
     class Declined:
         name = "declined"
