@@ -5,7 +5,7 @@ Four parts, each a table:
 1. The correct DP-SGD (``dp-sgd``, white-box gradient canary, delta = 1e-5) for T in {1, 10, 100},
    q in {1, 0.01}, sigma in {0.5, 1, 2}: its claim (exact where a closed form exists, else the PLD
    accountant), the RDP accountant's epsilon, the exact bracket of
-   :func:`dpaudit.proofs.privacy_loss.exact_epsilon` (grid 1e-3), the many-run audit's lower bound
+   :func:`dpaudit.proofs.divergences.privacy_loss.exact_epsilon` (grid 1e-3), the many-run audit's lower bound
    at 0.95 and its ratio to the claim; no correct configuration may be flagged.  ``--samples`` per
    side at T = 1, q = 1 (where the audit can be tight; goal ratio >= 0.8), ``--grid-samples``
    elsewhere.
@@ -36,7 +36,7 @@ import dpaudit
 from dpaudit.auditor import search_budget
 from dpaudit.auditor.one_run import one_run_audit
 from dpaudit.mechanisms.dp_sgd import TrainingConfig, accountant_epsilon, dp_sgd, train
-from dpaudit.proofs.privacy_loss import check_accountant, exact_epsilon
+from dpaudit.proofs.divergences.privacy_loss import check_accountant, exact_epsilon
 
 sys.path.insert(0, str(Path(__file__).parent))
 from tightness import write_results

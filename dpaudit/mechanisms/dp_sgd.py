@@ -16,7 +16,7 @@ The claim (epsilon, delta) is epsilon(delta) of T such steps: exact where a clos
 (q = 1, or T = 1; :func:`claimed_epsilon`), else the privacy-loss-distribution accountant's
 (Google's ``dp_accounting``, ``PLDAccountant``: Koskela, Jalko & Honkela 2020; Doroshenko, Ghazi,
 Kamath, Kumar & Manurangsi 2022, "Connect the dots").  The closed forms need no scipy, so listing
-the catalogue stays light; :mod:`dpaudit.proofs.privacy_loss` checks both against the exact
+the catalogue stays light; :mod:`dpaudit.proofs.divergences.privacy_loss` checks both against the exact
 privacy loss distribution.  The Renyi accountant
 (``RdpAccountant``, Mironov et al. 2019) gives a second, looser opinion (:func:`accountant_epsilon`).
 
@@ -37,7 +37,7 @@ Outputs are released on a 2^-16 grid of the noise scale (:mod:`dpaudit.mechanism
 
 Each entry declares the :class:`~dpaudit.mechanisms.structure.GaussianSteps` its loop runs
 (:func:`gaussian_steps`: read off the configuration, not the claim), from which
-:mod:`dpaudit.proofs.gaussian_steps` proves or refutes the claim.
+:mod:`dpaudit.proofs.structures.gaussian_steps` proves or refutes the claim.
 
 The default dataset has zero last features, so its gradients are orthogonal to u: the white-box
 projections at q = 1 are then exactly a Gaussian mechanism with shift C per step, the worst case

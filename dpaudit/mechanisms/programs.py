@@ -1,7 +1,7 @@
 """Mechanisms declared as small programs: noise draws, comparisons and outputs over a loop of k queries.
 
 A program is the one description from which both the sampler (numpy) and the prover's model
-(:mod:`dpaudit.proofs.alignment`, :mod:`dpaudit.proofs.program_counterexamples`) are built, so the audited
+(:mod:`dpaudit.proofs.programs.alignment`, :mod:`dpaudit.proofs.programs.counterexamples`) are built, so the audited
 code and the proved model cannot drift apart.  Two shapes cover the sparse-vector and noisy-max
 families of the literature (Lyu, Su & Li 2017; Dwork & Roth 2014; the LightDP / ShadowDP / CheckDP
 benchmarks of Zhang & Kifer POPL 2017, Wang et al. PLDI 2019 and CCS 2020):

@@ -24,7 +24,7 @@ h(z) proportional to 1/(1 + |z|^gamma), gamma = 4 (NRS Lemma 2.7, the family wit
 These constants are conservative and give pure epsilon-DP.  The entry declares this structure
 (:class:`~dpaudit.mechanisms.structure.AdmissibleNoise`), and the prover checks both admissibility
 inequalities exactly and the smooth bound on every dataset of up to 5 records on the grid
-{0, Lambda/4, ..., Lambda} (:mod:`dpaudit.proofs.admissible`).
+{0, Lambda/4, ..., Lambda} (:mod:`dpaudit.proofs.structures.admissible`).
 
 Z is sampled by rejection from the standard Cauchy: h(z)/c(z) = sqrt 2 (1 + z^2)/(1 + z^4) <= (2 + sqrt 2)/2,
 accepted with probability (1 + z^2)/(1 + z^4) / ((1 + sqrt 2)/2) (acceptance rate 0.586), vectorised

@@ -1,7 +1,7 @@
 """What a mechanism is built from, for mechanisms whose output density nobody writes by hand.
 
 A :class:`~dpaudit.mechanisms.base.Mechanism` without a closed-form ``density`` may declare its
-``structure`` instead; :mod:`dpaudit.proofs.structure` proves the claim from it by chaining theorem
+``structure`` instead; :mod:`dpaudit.proofs.structures.procedure` proves the claim from it by chaining theorem
 rules, each a checked step of the certificate.  Three forms:
 
 * :class:`SequentialComposition` -- parts run one after another on the same data (each may read the

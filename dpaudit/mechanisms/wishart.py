@@ -23,7 +23,7 @@ W = G^T G with G a (d + 1) x d matrix of independent N(0, c) entries (Bartlett's
 vectorised over runs; outputs are rounded to the power-of-two grid of :mod:`dpaudit.mechanisms._grid`
 for scale c (post-processing; no float lattice reveals A).  No density is declared; the entry declares
 its structure (:class:`~dpaudit.mechanisms.structure.WishartNoise`) and the prover derives the claim
-by the argument above (:mod:`dpaudit.proofs.wishart`).
+by the argument above (:mod:`dpaudit.proofs.structures.wishart`).
 """
 
 from __future__ import annotations

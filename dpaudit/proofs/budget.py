@@ -1,9 +1,9 @@
 """A time budget for one proof: cooperative checkpoints and, where possible, an interval timer.
 
 Each procedure names the step it is in with :func:`checkpoint`; past the deadline the call raises
-:class:`BudgetExhausted` carrying that step, and :func:`dpaudit.prove` turns it into the verdict
-``unknown`` with the reason "time budget exhausted at step ...".  A single sympy call can run for a
-long time between two checkpoints (``subs`` on a Min/Max-heavy pmf, ``solve`` on a transcendental
+:class:`BudgetExhausted` carrying that step, and each procedure runs under :func:`decide_within`, which
+turns it into the verdict ``unknown`` with the reason "time budget exhausted at step ...".  A single
+sympy call can run for a long time between two checkpoints (``subs`` on a Min/Max-heavy pmf, ``solve`` on a transcendental
 equation), so on the main thread of a process that has ``signal.setitimer`` an ``ITIMER_REAL`` timer
 also raises :class:`BudgetExhausted` at the deadline from inside the running call (Python runs signal
 handlers between bytecodes, so no C-level state is left half-written).  :class:`BudgetExhausted`
@@ -19,11 +19,13 @@ import contextvars
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["BudgetExhausted", "checkpoint", "time_budget"]
+from .result import Outcome, Verdict
+
+__all__ = ["BudgetExhausted", "checkpoint", "decide_within", "time_budget"]
 
 
 class BudgetExhausted(BaseException):
@@ -96,3 +98,19 @@ def time_budget(seconds: float | None) -> Iterator[None]:
                     signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
             finally:
                 _CURRENT.reset(token)
+
+
+def decide_within(seconds: float | None, decide: Callable[[], Outcome], scope: str | None = None) -> Outcome:
+    """``decide()`` under :func:`time_budget`; past the deadline, the verdict ``unknown`` naming the step.
+
+    The reason reads "time budget exhausted at step 'STEP' (limit 10 s)", or "(limit the enclosing
+    budget)" when ``seconds`` is None and an outer budget ran out; the method is "time budget" and the
+    scope ``scope``.
+    """
+    try:
+        with time_budget(seconds):
+            return decide()
+    except BudgetExhausted as exc:
+        limit = "the enclosing budget" if seconds is None else f"{seconds:g} s"
+        return Outcome(Verdict.UNKNOWN, f"time budget exhausted at step {exc.step!r} (limit {limit})", "time budget",
+                       scope=scope)

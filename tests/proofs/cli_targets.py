@@ -5,7 +5,7 @@ from __future__ import annotations
 from dpaudit.claims import PureDP
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.neighbours import QueryDistance
-from tests.proofs import densities as D
+from tests.proofs import density_builders as D
 
 
 def _floor():
@@ -15,7 +15,7 @@ def _floor():
 
     y, q, eps = D.symbols("y", "q", "epsilon")
     # A staircase-like density written with floor(): infinitely many breakpoints, decided by pairing
-    # floor(|z|) with floor(|z - w|) (dpaudit.proofs.floor_terms).
+    # floor(|z|) with floor(|z - w|) (dpaudit.proofs.inequalities.floor_terms).
     expr = sympy.exp(-eps * sympy.floor(sympy.Abs(y - q))) * (1 - sympy.exp(-eps)) / 2
     return SymbolicDensity(expr=expr, outputs=(y,), inputs=(q,), epsilon=eps, sensitivity=1, instance={eps: 1})
 

@@ -23,11 +23,11 @@ PROVED, REFUTED, UNKNOWN = Verdict.PROVED, Verdict.REFUTED, Verdict.UNKNOWN
 COVERAGE = {
     "above-threshold": (PROVED, "randomness alignment"),
     # declared as f(x) + (S(x)/eps) Z with S = (ub - lb)/|x|: the scale changes between neighbours, a released
-    # tail event of unbounded loss (proofs.scale_change)
+    # tail event of unbounded loss (proofs.structures.scale_change)
     "clamped-mean-wrong-sensitivity": (REFUTED, "noise scale S(x)/alpha changes"),
     # D_alpha <= alpha rho for every alpha (Canonne, Kamath & Steinke 2020), for all parameters
     "discrete-gaussian": (PROVED, "<= rho alpha"),
-    # declared GaussianSteps (proofs.gaussian_steps): exact GDP composition checked at 50 digits
+    # declared GaussianSteps (proofs.structures.gaussian_steps): exact GDP composition checked at 50 digits
     "dp-sgd": (PROVED, "50-digit evaluation"),
     # the twins: a threshold event on the canary projections, its probabilities checked at 50 digits
     "dp-sgd-clip-after-sum": (REFUTED, "the event S ="),
@@ -60,11 +60,12 @@ COVERAGE = {
     "laplace-scipy": (PROVED, "declared exact density only"),
     "laplace-sum": (PROVED, ""),
     "laplace-vector": (PROVED, ""),
-    # declared as f(x) + (LS(x)/eps) Z: LS = 0 next to LS > 0 is an atom against a density (proofs.admissible)
+    # declared as f(x) + (LS(x)/eps) Z: LS = 0 next to LS > 0 is an atom against a density
+    # (proofs.structures.admissible)
     "median-local-sensitivity": (REFUTED, "releases an atom"),
     "meiser-k": (PROVED, "bad-event mass"),
     "meiser-k-merged": (REFUTED, ""),
-    # no density: a declared structure -- parts proved, then sequential composition (proofs.structure)
+    # no density: a declared structure -- parts proved, then sequential composition (proofs.structures.procedure)
     "mwem": (PROVED, "the composition gives 1-DP"),
     "net-mechanism": (PROVED, "the composition gives 1-DP"),
     "noisy-max-value-exponential": (REFUTED, ""),
@@ -77,7 +78,7 @@ COVERAGE = {
     "rr": (PROVED, ""),
     "rr-miscalibrated": (REFUTED, ""),
     "rr-two-coin": (PROVED, ""),
-    # admissible noise and a smooth bound checked on the instance's datasets (proofs.admissible)
+    # admissible noise and a smooth bound checked on the instance's datasets (proofs.structures.admissible)
     "smooth-sensitivity-median": (PROVED, "NRS Lemma 2.6 gives 1-DP"),
     # 101 outputs of differences of Laplace CDFs: the mediant form does not apply, and the search for a
     # counterexample (there is none) ends after about 3 s, or at the budget on a loaded machine
@@ -93,7 +94,7 @@ COVERAGE = {
     # pure DP is refuted (below); the probabilistic claim is proved at the instance (scope checked below)
     "thresholded-histogram": (PROVED, "bad-event mass is <= "),
     "top-k": (PROVED, "the composition gives 2-DP"),
-    # the closed-form density ratio on the common support plus the off-support mass (proofs.wishart)
+    # the closed-form density ratio on the common support plus the off-support mass (proofs.structures.wishart)
     "wishart": (PROVED, "the support split gives"),
 }
 

@@ -50,6 +50,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..._registry import Registry
 from ...errors import InvalidArgument
 
 __all__ = [
@@ -160,7 +161,9 @@ class BaseFamily:
         raise InvalidArgument(f"event family {self.name!r} has no event type {spec.get('type')!r} of its own")
 
 
-_FAMILIES: list[EventFamily] = []
+_FAMILIES: Registry[EventFamily] = Registry(
+    "event family", ("name", "implementation", "event_types", "enabled", "search", "screen", "event_from_dict"),
+    "dpaudit.auditor.events.family")
 
 
 def register_family(family: EventFamily) -> EventFamily:
@@ -168,34 +171,19 @@ def register_family(family: EventFamily) -> EventFamily:
 
     A family of the same name is replaced in place.  Returns the family, so it can decorate an instance.
     """
-    missing = [a for a in ("name", "implementation", "event_types", "enabled", "search", "screen", "event_from_dict")
-               if not hasattr(family, a)]
-    if missing:
-        raise InvalidArgument(f"event family {family!r} lacks {', '.join(missing)} (see dpaudit.auditor.events.family)")
-    if not isinstance(family.name, str) or not family.name:
-        raise InvalidArgument(f"event family {family!r} needs a non-empty name, not {family.name!r}")
-    for i, known in enumerate(_FAMILIES):
-        if known.name == family.name:
-            _FAMILIES[i] = family
-            return family
-    _FAMILIES.append(family)
-    return family
+    return _FAMILIES.register(family)
 
 
 def unregister_family(name: str) -> None:
     """Remove the family called ``name`` from the search; an unknown name is an error."""
-    for i, known in enumerate(_FAMILIES):
-        if known.name == name:
-            del _FAMILIES[i]
-            return
-    raise InvalidArgument(f"no event family named {name!r}; registered: {[f.name for f in _FAMILIES]}")
+    _FAMILIES.unregister(name)
 
 
 def registered_families() -> tuple[EventFamily, ...]:
     """The registered families, in search order."""
-    return tuple(_FAMILIES)
+    return _FAMILIES.items()
 
 
 def family_named(name: str) -> EventFamily | None:
     """The registered family called ``name``, or None."""
-    return next((f for f in _FAMILIES if f.name == name), None)
+    return _FAMILIES.named(name)

@@ -1,0 +1,1 @@
+"""Tests of dpaudit.proofs.structures."""
