@@ -33,6 +33,7 @@ ROOT = Path(dpaudit.__file__).resolve().parent
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("dpaudit._version", "dpaudit._codec"),  # the standard library only
     ("dpaudit.errors",),
+    ("dpaudit._registry",),  # one named, ordered registry (event families, proof procedures), raising errors
     ("dpaudit._validation",),  # argument checks, raising errors
     ("dpaudit.conversions",),  # between the claims' curves
     ("dpaudit.claims", "dpaudit.neighbours", "dpaudit._paths"),
