@@ -38,6 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("dpaudit.claims", "dpaudit.neighbours", "dpaudit._paths"),
     ("dpaudit.mechanisms", "dpaudit.strategies"),  # the Mechanism model (the framework); hypothesis strategies
     ("dpaudit.mechanisms.catalogue",),  # the catalogue's entries, built on the framework, which never imports them
+    ("dpaudit.mechanisms.dp_sgd",),  # the deprecated name of dpaudit.mechanisms.catalogue.dp_sgd
     ("dpaudit.adapters",),  # OpenDP and diffprivlib objects as Mechanisms
     ("dpaudit.targets",),  # what a user names (catalogue name, module:attr, file, library object) -> a Mechanism
     ("dpaudit.proofs", "dpaudit.auditor"),

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
 import math
+import sys
 
 import numpy as np
 import pytest
 
 import dpaudit
+import dpaudit.mechanisms.catalogue.dp_sgd as dp_sgd_module
 from dpaudit.errors import InvalidArgument, NotNeighbouring
 from dpaudit.mechanisms.catalogue.dp_sgd import (
     CANARY,
@@ -20,6 +23,13 @@ from dpaudit.mechanisms.catalogue.dp_sgd import (
 )
 
 FLAWED = ["dp-sgd-fixed-batch", "dp-sgd-clip-after-sum", "dp-sgd-noise-batch-mean", "dp-sgd-last-step-no-multiplier"]
+
+
+def test_the_path_earlier_readmes_showed_warns_and_is_the_same_module(monkeypatch):
+    monkeypatch.delitem(sys.modules, "dpaudit.mechanisms.dp_sgd", raising=False)
+    with pytest.warns(DeprecationWarning, match="import from dpaudit.mechanisms.catalogue.dp_sgd"):
+        old = importlib.import_module("dpaudit.mechanisms.dp_sgd")
+    assert old is dp_sgd_module and old.train is train
 
 
 @pytest.mark.parametrize("sigma, q, steps", [(1.0, 1.0, 1), (2.0, 1.0, 10), (1.0, 0.5, 1), (0.5, 0.01, 1), (2.0, 0.01, 1)])
