@@ -21,7 +21,7 @@ import pytest
 import dpaudit
 from dpaudit import InvalidArgument, NeighbourRelation, NotNeighbouring
 from dpaudit.auditor import AuditResult, Verdict
-from dpaudit.neighbours import RELATION_METHODS
+from dpaudit.neighbours import RELATION_METHODS, relation_spec
 
 GRID = 2.0**-16
 BUDGET = dict(samples=20_000, confidence=1 - 1e-6, executor="in-process")
@@ -79,6 +79,28 @@ def test_a_plain_function_is_audited_under_the_users_relation():
     assert relation.is_neighbouring(*broken.pair)
     with pytest.raises(NotNeighbouring, match="do not differ in one record by at most 1"):
         dpaudit.audit(laplace_sum, epsilon=1.0, pair=([0, 1], [0, 3]), neighbours=relation, **BUDGET)
+
+
+def test_a_catalogue_sampler_carries_the_users_relation_and_reports_on_it():
+    jsonschema = pytest.importorskip("jsonschema")
+    from dpaudit.reports import load_schema, render, report_from_audit
+
+    mechanism = dataclasses.replace(dpaudit.get("laplace-sum"), neighbours=ChangeOneRecordByOne(), pairs=())
+    result = dpaudit.audit(mechanism, seed=3, **BUDGET)
+    assert result.verdict is Verdict.PASS and result.neighbours.source == "mechanism"
+    assert mechanism.neighbours.is_neighbouring(*result.pair) and mechanism.as_dict()["neighbours"] == {
+        "relation": "change-one-record-by-1"}
+    document = report_from_audit(result, mechanism, plots=False)
+    jsonschema.Draft202012Validator(load_schema()).validate(document)
+    assert document["unit_of_privacy"] == {"relation": "change-one-record-by-1",
+                                           "description": "change one record by at most 1"}
+    assert "change one record by at most 1 (change-one-record-by-1)" in render(document, "markdown")
+    assert relation_spec(mechanism.neighbours) is None  # no command-line option names it
+    given = dpaudit.audit(laplace_sum, epsilon=1.0, data=[0, 1, 1], neighbours=ChangeOneRecordByOne(), seed=4, **BUDGET)
+    with pytest.raises(InvalidArgument, match="not built in: give the object as neighbours="):
+        report_from_audit(given, laplace_sum, plots=False)  # the plain function does not carry it, the dict cannot
+    document = report_from_audit(given, laplace_sum, plots=False, neighbours=ChangeOneRecordByOne())
+    assert document["unit_of_privacy"]["relation"] == "change-one-record-by-1"
 
 
 class NoCheck:
