@@ -71,8 +71,7 @@ class NeighbourRelation(Protocol):
       the candidates for which it is (an exception of dpaudit's, such as :class:`InvalidDataset`, counts
       as False).
     * ``check(a, b)`` -- the same as a refusal: return None for neighbours, else raise
-      :class:`NotNeighbouring` saying why.  A pair the user gives, and each pair a mechanism recommends,
-      is checked with it.
+      :class:`NotNeighbouring` saying why.  A pair the user gives (``pair=``) is checked with it.
     * ``candidate_pairs(domain, size=...)`` -- neighbouring pairs to try first, from the mechanism's
       ``domain`` (whatever the relation reads there: record values, a base query value), or from the value
       range of an example dataset ``data=`` together with its ``size`` (passed by keyword only then).
