@@ -37,7 +37,7 @@ from scipy.stats import norm
 
 import dpaudit
 from dpaudit.auditor import bounds
-from dpaudit.mechanisms.gaussian import analytic_delta, analytic_sigma, classic_sigma
+from dpaudit.mechanisms.catalogue.gaussian import analytic_delta, analytic_sigma, classic_sigma
 
 sys.path.insert(0, str(Path(__file__).parent))
 from tightness import write_results  # noqa: E402

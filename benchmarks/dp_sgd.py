@@ -35,7 +35,7 @@ import numpy as np
 import dpaudit
 from dpaudit.auditor import search_budget
 from dpaudit.auditor.one_run import one_run_audit
-from dpaudit.mechanisms.dp_sgd import TrainingConfig, accountant_epsilon, dp_sgd, train
+from dpaudit.mechanisms.catalogue.dp_sgd import TrainingConfig, accountant_epsilon, dp_sgd, train
 from dpaudit.proofs.divergences.privacy_loss import check_accountant, exact_epsilon
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -56,7 +56,7 @@ import dpaudit
 from dpaudit.auditor.bounds import cp_upper
 from dpaudit.auditor.events.leaks.float_support import support_match
 from dpaudit.auditor.events.leaks.lattice import NotReachableFrom
-from dpaudit.mechanisms.flawed import floating_point
+from dpaudit.mechanisms.catalogue.flawed import floating_point
 from dpaudit.mechanisms.float_noise import numpy_laplace_noise
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 import dpaudit
-from dpaudit.mechanisms.laplace import count
+from dpaudit.mechanisms.catalogue.laplace import count
 
 sys.path.insert(0, str(Path(__file__).parent))
 from peers import ANCHORS, CONFIDENCE, SAMPLES_PER_SIDE  # noqa: E402

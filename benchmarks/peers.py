@@ -60,7 +60,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         benchmark="Laplace(0.1), scale 1/eps",
         catalogue="laplace",
-        factory="dpaudit.mechanisms.laplace:laplace_count",
+        factory="dpaudit.mechanisms.catalogue.laplace:laplace_count",
         parameters={"epsilon": 0.1},
         true_epsilon=0.1,
         dp_sniper=(0.0968, 0.0976),
@@ -71,7 +71,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         benchmark="SVT, Lee-Clifton (Lyu Alg. 4)",
         catalogue="svt-lyu-4",
-        factory="dpaudit.mechanisms.flawed.sparse_vector:svt_lyu_4",
+        factory="dpaudit.mechanisms.catalogue.flawed.sparse_vector:svt_lyu_4",
         parameters={"epsilon": 0.1},
         true_epsilon=0.175,
         dp_sniper=(0.1696, 0.1696),
@@ -80,7 +80,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         benchmark="noisy max returning the value, Lap(2/eps), k = 5",
         catalogue="noisy-max-value-laplace",
-        factory="dpaudit.mechanisms.flawed.noisy_max:noisy_max_value_laplace",
+        factory="dpaudit.mechanisms.catalogue.flawed.noisy_max:noisy_max_value_laplace",
         parameters={"epsilon": 0.1},
         true_epsilon=0.25,
         dp_sniper=(0.2488, 0.2488),
@@ -89,7 +89,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         benchmark="Laplace with scale eps (NoisyHist2)",
         catalogue="laplace-scale-epsilon",
-        factory="dpaudit.mechanisms.flawed.calibration:laplace_scale_epsilon",
+        factory="dpaudit.mechanisms.catalogue.flawed.calibration:laplace_scale_epsilon",
         parameters={"epsilon": 0.1},
         true_epsilon=10.0,
         dp_sniper=(4.60, 4.60),
@@ -99,7 +99,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         benchmark="SVT without query noise (Lyu Alg. 5)",
         catalogue="svt-lyu-5",
-        factory="dpaudit.mechanisms.flawed.sparse_vector:svt_lyu_5",
+        factory="dpaudit.mechanisms.catalogue.flawed.sparse_vector:svt_lyu_5",
         parameters={"epsilon": 0.1},
         true_epsilon=math.inf,
         dp_sniper=(1.76, 1.76),
@@ -109,7 +109,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         benchmark="floating-point Laplace (numpy), eps = 0.1",
         catalogue="laplace-numpy",
-        factory="dpaudit.mechanisms.flawed.floating_point:laplace_numpy",
+        factory="dpaudit.mechanisms.catalogue.flawed.floating_point:laplace_numpy",
         parameters={"epsilon": 0.1},
         true_epsilon=math.inf,
         dp_sniper=(0.2521, 0.2521),

@@ -1,7 +1,9 @@
 """Neighbour relations: the unit of privacy.
 
 A relation answers two questions: is a given pair (D, D') neighbouring, and which candidate pairs
-should an auditor try for a given domain.
+should an auditor try for a given domain.  :class:`NeighbourRelation` states the methods dpaudit
+calls on one; the built-in relations below have them, and so may a user's own object (for example
+"swap two records" or "change one record by at most 1"), accepted wherever a relation is.
 
 * :class:`AddRemove` -- unbounded DP: D' is D with one record added or removed (multisets).
 * :class:`Replace` -- bounded DP: D' is D with one record replaced by another (multisets).
@@ -23,11 +25,11 @@ import numbers
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from ._validation import check_one_of, check_positive_finite, check_positive_int
+from ._validation import check_one_of, check_positive_finite, check_positive_int, short_repr
 from .errors import InvalidArgument, InvalidDataset, NotNeighbouring
 
 __all__ = [
@@ -37,7 +39,10 @@ __all__ = [
     "Local",
     "NeighbourRelation",
     "QueryDistance",
+    "RELATIONS",
+    "RELATION_METHODS",
     "Replace",
+    "check_relation",
     "ding_patterns",
     "infer_relation",
     "relation_from_dict",
@@ -55,6 +60,57 @@ DING_PATTERNS = (
     "all below",
     "x-shape",
 )
+
+
+@runtime_checkable
+class NeighbourRelation(Protocol):
+    """What dpaudit asks of a neighbour relation: the built-in ones have these methods, and any object that
+    has them is a relation too (``Mechanism(neighbours=...)``, ``dpaudit.audit(..., neighbours=...)``).
+
+    * ``is_neighbouring(a, b)`` -- True when the inputs a and b are neighbours; the pair search keeps only
+      the candidates for which it is (an exception of dpaudit's, such as :class:`InvalidDataset`, counts
+      as False).
+    * ``check(a, b)`` -- the same as a refusal: return None for neighbours, else raise
+      :class:`NotNeighbouring` saying why.  A pair the user gives (``pair=``) is checked with it.
+    * ``candidate_pairs(domain, size=...)`` -- neighbouring pairs to try first, from the mechanism's
+      ``domain`` (whatever the relation reads there: record values, a base query value), or from the value
+      range of an example dataset ``data=`` together with its ``size`` (passed by keyword only then).
+    * ``as_dict()`` -- a JSON-ready description whose key ``"relation"`` names it; results, reports and
+      checkpoints record it.
+
+    ``str(relation)`` is the statement in words that results and reports print (``result.neighbours``).
+    The built-in relations' checks that depend on their meaning (float leaks under add/remove, the
+    sensitivity falsifier, generated datasets in :mod:`dpaudit.strategies`) apply to them only, and
+    :func:`relation_from_dict` / :func:`relation_from_spec` rebuild them only: a relation of your own is
+    given as the object.
+    """
+
+    def is_neighbouring(self, a: Any, b: Any) -> bool: ...
+
+    def check(self, a: Any, b: Any) -> None: ...
+
+    def candidate_pairs(self, domain: Any, size: int = ...) -> list[tuple[Any, Any]]: ...
+
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+RELATION_METHODS = ("is_neighbouring", "check", "candidate_pairs", "as_dict")
+"""The methods of :class:`NeighbourRelation`, named by :func:`check_relation` when an object lacks one."""
+
+
+def check_relation(name: str, value: Any, *, spec: bool = False) -> NeighbourRelation:
+    """``value`` when it is a neighbour relation (it has every method of :class:`NeighbourRelation`), else
+    InvalidArgument naming ``name``, the built-in relations (and their names when ``spec``: where a
+    relation may be given by its command-line name) and the methods ``value`` lacks."""
+    missing = [method for method in RELATION_METHODS if not callable(getattr(value, method, None))]
+    if missing:
+        names = " or one of 'add-remove', 'replace', 'local', 'query-distance[:SENSITIVITY[:NORM]]'" if spec else ""
+        raise InvalidArgument(
+            f"{name}={short_repr(value)} must be AddRemove(), Replace(), QueryDistance(...), Local(), Canary(record)"
+            f"{names} or an object with the methods {', '.join(RELATION_METHODS)} (dpaudit.NeighbourRelation); "
+            f"it has no {', '.join(missing)}"
+        )
+    return value
 
 
 def _shown(value: Any, limit: int = 60) -> str:
@@ -415,7 +471,8 @@ def _unique_pairs(pairs: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
     return unique
 
 
-NeighbourRelation = Union[AddRemove, Canary, Replace, QueryDistance, Local]
+RELATIONS: dict[str, type] = {cls.name: cls for cls in (AddRemove, Replace, QueryDistance, Local, Canary)}
+"""The built-in relations by the name their ``as_dict()`` and the command line give them."""
 
 
 def relation_from_spec(spec: str) -> NeighbourRelation:
@@ -449,7 +506,7 @@ def relation_from_spec(spec: str) -> NeighbourRelation:
 
 
 def relation_from_dict(data: dict[str, Any]) -> NeighbourRelation:
-    """Inverse of ``as_dict()`` of every relation."""
+    """Inverse of ``as_dict()`` of every built-in relation (:data:`RELATIONS`)."""
     name = data.get("relation")
     if name == Canary.name:
         return Canary(data.get("record"))
@@ -461,8 +518,11 @@ def relation_from_dict(data: dict[str, Any]) -> NeighbourRelation:
     return simple[name]()
 
 
-def relation_spec(relation: NeighbourRelation) -> str:
-    """The command-line name of ``relation``, inverse of :func:`relation_from_spec`."""
+def relation_spec(relation: NeighbourRelation) -> str | None:
+    """The command-line name of ``relation``, inverse of :func:`relation_from_spec`; None for a relation of
+    the user's own (not one of :data:`RELATIONS`), which no option names."""
+    if type(relation) not in RELATIONS.values():
+        return None
     if isinstance(relation, QueryDistance):
         return f"query-distance:{relation.sensitivity:g}:{relation.norm}"
     if isinstance(relation, Canary):

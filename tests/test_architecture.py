@@ -37,7 +37,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("dpaudit._validation",),  # argument checks, raising errors
     ("dpaudit.conversions",),  # between the claims' curves
     ("dpaudit.claims", "dpaudit.neighbours", "dpaudit._paths"),
-    ("dpaudit.mechanisms", "dpaudit.strategies"),  # the Mechanism model and catalogue; hypothesis strategies
+    ("dpaudit.mechanisms", "dpaudit.strategies"),  # the Mechanism model (the framework); hypothesis strategies
+    ("dpaudit.mechanisms.catalogue",),  # the catalogue's entries, built on the framework, which never imports them
+    ("dpaudit.mechanisms.dp_sgd",),  # the deprecated name of dpaudit.mechanisms.catalogue.dp_sgd
     ("dpaudit.adapters",),  # OpenDP and diffprivlib objects as Mechanisms
     ("dpaudit.targets",),  # what a user names (catalogue name, module:attr, file, library object) -> a Mechanism
     ("dpaudit.proofs", "dpaudit.auditor"),
@@ -229,6 +231,7 @@ def test_checks_name_what_they_find() -> None:
     assert strongly_connected(graph) == [["a", "b", "c"]]
     assert shortest_cycle(graph, ["a", "b", "c"]) == ["a", "b", "c", "a"]
     assert layer_of("dpaudit.reports.model")[0] < layer_of("dpaudit")[0] < layer_of("dpaudit.cli.audit")[0]
+    assert layer_of("dpaudit.mechanisms.registry")[0] < layer_of("dpaudit.mechanisms.catalogue.flawed.timing")[0]
     with pytest.raises(AssertionError, match="dpaudit.unlisted is in no layer"):
         layer_of("dpaudit.unlisted")
     upward = {"dpaudit.claims": {"dpaudit.auditor.audit"}, "dpaudit.proofs.prove": {"dpaudit.auditor.result"},

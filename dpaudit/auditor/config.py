@@ -75,8 +75,9 @@ class AuditConfig:
         unchecked" (:mod:`dpaudit.auditor.relation`).
     neighbours : NeighbourRelation or str, optional
         The relation to audit under: ``AddRemove()``, ``Replace()``, ``QueryDistance(...)``,
-        ``Local()`` or a name (``"add-remove"``, ``"replace"``, ``"local"``,
-        ``"query-distance:1:l1"``).  It replaces a Mechanism's own relation; a given pair must be
+        ``Local()``, ``Canary(record)``, an object of your own with the methods of
+        :class:`~dpaudit.neighbours.NeighbourRelation`, or a name (``"add-remove"``, ``"replace"``,
+        ``"local"``, ``"query-distance:1:l1"``).  It replaces a Mechanism's own relation; a given pair must be
         neighbouring under it.  ``AuditResult.neighbours`` records the relation used and its source.
     data : optional
         An example input the pair search starts from when no pair is given: a dataset (its

@@ -24,15 +24,7 @@ from typing import Any
 from .._codec import to_json
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
-from ..neighbours import (
-    AddRemove,
-    Local,
-    NeighbourRelation,
-    QueryDistance,
-    Replace,
-    infer_relation,
-    relation_from_spec,
-)
+from ..neighbours import AddRemove, NeighbourRelation, check_relation, infer_relation, relation_from_spec
 
 __all__ = ["RelationChoice", "choose_relation", "parse_relation"]
 
@@ -56,15 +48,13 @@ class RelationChoice:
 
 
 def parse_relation(neighbours: Any) -> NeighbourRelation | None:
-    """``neighbours=`` as a relation: a relation object, or a name such as ``"add-remove"``."""
-    if neighbours is None or isinstance(neighbours, (AddRemove, Replace, QueryDistance, Local)):
-        return neighbours
+    """``neighbours=`` as a relation: a relation object (a built-in one or a user's own, see
+    :class:`~dpaudit.neighbours.NeighbourRelation`), or a name such as ``"add-remove"``."""
+    if neighbours is None:
+        return None
     if isinstance(neighbours, str):
         return relation_from_spec(neighbours)
-    raise InvalidArgument(
-        f"neighbours={neighbours!r} must be AddRemove(), Replace(), QueryDistance(...), Local() or one of "
-        "'add-remove', 'replace', 'local', 'query-distance[:SENSITIVITY[:NORM]]'"
-    )
+    return check_relation("neighbours", neighbours, spec=True)
 
 
 def _is_dataset(data: Any) -> bool:

@@ -29,7 +29,7 @@ from .._codec import to_json
 from .._validation import check_nonnegative_int, check_one_of, check_positive_finite, check_positive_int, short_repr
 from ..claims import Claim, check_claim
 from ..errors import InvalidArgument, MechanismError
-from ..neighbours import AddRemove, Local, NeighbourRelation, QueryDistance, Replace
+from ..neighbours import NeighbourRelation, QueryDistance, check_relation
 from .outputs import OutputCoding, encode_outputs
 
 if TYPE_CHECKING:
@@ -80,8 +80,9 @@ class Mechanism:
     claim : Claim
         What the mechanism promises: PureDP, ApproxDP, ProbabilisticDP, or a curve claim
         (ZeroConcentratedDP, RenyiDP, GaussianDP, PrivacyCurve; see :mod:`dpaudit.claims`).
-    neighbours : AddRemove | Replace | QueryDistance | Local
-        The unit of privacy the claim is stated for.
+    neighbours : NeighbourRelation
+        The unit of privacy the claim is stated for: AddRemove, Replace, QueryDistance, Local, Canary, or
+        any object with the methods of :class:`~dpaudit.neighbours.NeighbourRelation`.
     sampler : callable
         ``sampler(data, n, rng) -> array`` with n outputs on the first axis; ``rng`` is a
         ``numpy.random.Generator``.  Call :meth:`sample`, which validates the result.
@@ -175,10 +176,7 @@ class Mechanism:
         if not isinstance(self.name, str) or not self.name.strip():
             raise InvalidArgument(f"name={self.name!r} must be a non-empty string")
         check_claim("claim", self.claim)
-        if not isinstance(self.neighbours, (AddRemove, Replace, QueryDistance, Local)):
-            raise InvalidArgument(
-                f"neighbours={self.neighbours!r} must be AddRemove(), Replace(), QueryDistance(...) or Local()"
-            )
+        check_relation("neighbours", self.neighbours)
         if not callable(self.sampler):
             raise InvalidArgument(f"sampler={self.sampler!r} must be callable as sampler(data, n, rng)")
         check_one_of("randomness", self.randomness, RANDOMNESS)

@@ -49,9 +49,9 @@ from ..claims import PureDP
 from ..errors import InvalidArgument
 from ..neighbours import QueryDistance
 from ._grid import snap_to_grid
+from ._queries import query_vector
 from .base import Mechanism
 from .density import symbol
-from .flawed._queries import query_vector
 
 __all__ = ["NOISE_DISTRIBUTIONS", "Noise", "NoisyMaxProgram", "Program", "ThresholdProgram", "noisy_max_program", "threshold_program"]
 

@@ -1,9 +1,10 @@
 """The catalogue registry: ``@register`` names a factory; :func:`catalogue` builds every entry.
 
-Each family module in :mod:`dpaudit.mechanisms` (and :mod:`dpaudit.mechanisms.flawed`) registers
-zero-argument-callable factories that return a :class:`Mechanism` whose ``name`` equals the registered
-name.  The modules are discovered, not listed, so adding a family is adding a module.  Every entry
-is marked ``thread_safe`` (its sampler draws only from the generator it is given).
+Each family module of the catalogue package :mod:`dpaudit.mechanisms.catalogue` (its ``flawed``
+gallery included) registers zero-argument-callable factories that return a :class:`Mechanism` whose
+``name`` equals the registered name.  Every module of that package, and only of it, is imported on
+first use, so adding a family is adding a module there; the framework beside this module registers
+nothing.  Every entry is marked ``thread_safe`` (its sampler draws only from the generator it is given).
 """
 
 from __future__ import annotations
@@ -18,13 +19,16 @@ from typing import Any, TypeVar
 from ..errors import InvalidArgument, UnknownMechanism
 from .base import Mechanism
 
-__all__ = ["catalogue", "get", "names", "register"]
+__all__ = ["CATALOGUE", "catalogue", "get", "names", "register"]
 
 Factory = TypeVar("Factory", bound=Callable[..., Mechanism])
 
+CATALOGUE = "dpaudit.mechanisms.catalogue"
+"""The package whose modules define the catalogue's entries (imported by name: the framework does not
+import its content)."""
+
 _FACTORIES: dict[str, Callable[[], Mechanism]] = {}
 _LOADED = False
-_SKIP = {"base", "density", "programs", "registry", "targets"}
 
 
 def register(name: str) -> Callable[[Factory], Factory]:
@@ -52,14 +56,13 @@ def register(name: str) -> Callable[[Factory], Factory]:
 
 
 def _load() -> None:
+    """Import every module of the :data:`CATALOGUE` package and its subpackages (each registers its entries)."""
     global _LOADED
     if _LOADED:
         return
-    for package_name in ("dpaudit.mechanisms", "dpaudit.mechanisms.flawed"):
-        package = importlib.import_module(package_name)
-        for info in pkgutil.iter_modules(package.__path__):
-            if info.name not in _SKIP and not info.name.startswith("_"):
-                importlib.import_module(f"{package_name}.{info.name}")
+    package = importlib.import_module(CATALOGUE)
+    for info in pkgutil.walk_packages(package.__path__, prefix=f"{CATALOGUE}."):
+        importlib.import_module(info.name)
     _LOADED = True
 
 

@@ -90,7 +90,7 @@ class DPSession:
         except dpaudit.DPAuditError as exc:
             pytest.fail(f"dpaudit could not audit {_describe(target)}: {exc}", pytrace=False)
         verdict = _verdict(result)
-        self._record(result, verdict, target, seed, randomness)
+        self._record(result, verdict, target, seed, randomness, neighbours)
         reproduce = _reproduce_line(target, result, self._item.nodeid, self._settings.seed, randomness)
         if verdict == "violation":
             self._remember_failure()
@@ -172,7 +172,9 @@ class DPSession:
 
     # -- bookkeeping
 
-    def _record(self, result: Any, verdict: str, target: Any, seed: int, randomness: str | None = None) -> None:
+    def _record(
+        self, result: Any, verdict: str, target: Any, seed: int, randomness: str | None = None, neighbours: Any = None
+    ) -> None:
         document = result.as_dict()
         summary = {
             "nodeid": self._item.nodeid,
@@ -194,7 +196,8 @@ class DPSession:
             reproduce = " ".join(
                 _reproduce_line(target, result, self._item.nodeid, self._settings.seed, randomness).split()
             )
-            report = report_from_audit(result, target, proof_note="not run by the pytest plugin", reproduce=reproduce)
+            report = report_from_audit(result, target, proof_note="not run by the pytest plugin", reproduce=reproduce,
+                                       neighbours=neighbours)
             try:
                 directory.mkdir(exist_ok=True)  # its parent was checked when the run started
             except OSError:
@@ -278,8 +281,10 @@ def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int, random
     parts = ["dpaudit audit", spec, *options]
     relation = (d.get("neighbours") or {}).get("relation")
     if ":" in spec and relation is not None:  # a plain function: its relation is not in the file
-        from dpaudit.neighbours import relation_from_dict, relation_spec
+        from dpaudit.neighbours import RELATIONS, relation_from_dict, relation_spec
 
+        if relation.get("relation") not in RELATIONS:  # a relation of the user's own, which no option names
+            return pytest_line + not_reproducible_suffix(result)
         parts.append(f"--neighbours {shlex.quote(relation_spec(relation_from_dict(relation)))}")
     a, b = d["pair"]
     parts += [f"--a '{json.dumps(a)}'", f"--b '{json.dumps(b)}'"]

@@ -213,17 +213,20 @@ def build_report(
 def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, confidence: float,
                skip: tuple[str, ...], d_in: Any = None, inputs: dict[str, Any] | None = None,
                curve: bool = False) -> str:
-    """The command (a named target) or the call (a Mechanism object) that makes this report again."""
+    """The command (a named target) or the call (a Mechanism object, or a relation of the user's own, which
+    no option names) that makes this report again."""
+    from ..neighbours import relation_spec
 
     options = {"seed": seed, "confidence": confidence, "samples": audit_dict["samples"] if audit_dict else None,
                "epsilon": epsilon, "delta": delta, "d-in": d_in}
     given = {k: v for k, v in options.items() if v is not None}
     inputs = {k: v for k, v in (inputs or {}).items() if v is not None}
-    if not isinstance(target, str):
+    if not isinstance(target, str) or ("neighbours" in inputs and relation_spec(inputs["neighbours"]) is None):
         arguments = ", ".join(f"{k.replace('-', '_')}={v!r}"
                               for k, v in [*given.items(), *inputs.items(), *([("skip_checks", skip)] if skip else []),
                                            *([("curve", True)] if curve else [])])
-        return f"dpaudit.reports.build_report(<the Mechanism {name!r}>, {arguments})"
+        shown = repr(target) if isinstance(target, str) else f"<the Mechanism {name!r}>"
+        return f"dpaudit.reports.build_report({shown}, {arguments})"
     flags = [f"--{k} {v!r}" for k, v in given.items()]  # repr: floats exactly
     if "pair" in inputs:
         a, b = (_as_option(x) for x in inputs["pair"])
@@ -231,8 +234,6 @@ def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, co
     if "data" in inputs:
         flags.append(f"--data {_as_option(inputs['data'])}")
     if "neighbours" in inputs:
-        from ..neighbours import relation_spec
-
         flags.append(f"--neighbours {shlex.quote(relation_spec(inputs['neighbours']))}")
     flags += [f"--skip-check {s}" for s in skip]
     flags += ["--curve"] if curve else []

@@ -14,6 +14,8 @@ from typing import Any
 
 from .._codec import to_json
 from .._validation import check_positive_int
+from ..errors import InvalidArgument
+from ..neighbours import RELATIONS, NeighbourRelation, relation_from_dict
 from .document import assemble, plots_section
 from .model import section
 
@@ -29,6 +31,7 @@ def report_from_audit(
     plot_samples: int | None = None,
     reproduce: str | None = None,
     env: dict[str, Any] | None = None,
+    neighbours: Any = None,
 ) -> dict[str, Any]:
     """The report document of ``result`` (an :class:`~dpaudit.auditor.AuditResult` or its ``as_dict()``).
 
@@ -48,6 +51,9 @@ def report_from_audit(
         The command that reruns the audit (default: ``AuditResult.reproduce()``).
     env : dict, optional
         Environment fields to record instead of the live ones.
+    neighbours : NeighbourRelation or str, optional
+        The relation the audit was given (``dpaudit.audit(..., neighbours=...)``): a relation of the user's
+        own is not rebuilt from the dict the result records, so the report takes this object.
 
     Returns
     -------
@@ -56,7 +62,6 @@ def report_from_audit(
     """
     from ..auditor.result import AuditResult
     from ..targets import resolve
-    from ..neighbours import relation_from_dict
     from .checks import implementation_checks
     from .plots import PLOT_SAMPLES
 
@@ -71,7 +76,7 @@ def report_from_audit(
         mechanism = replace(mechanism, claim=result.claim)
     relation = None if result.neighbours is None else result.neighbours.relation
     if relation is not None:  # the relation the audit used (a plain function's comes from the audit)
-        mechanism = replace(mechanism, neighbours=relation_from_dict(relation))
+        mechanism = replace(mechanism, neighbours=_audited_relation(relation, neighbours, mechanism.neighbours))
     audit_dict = to_json(result.as_dict())
     implementation = to_json(implementation_checks(mechanism, audit_dict, run_sensitivity=False))
     figures = plots_section(mechanism, audit_dict, plots, plot_samples or PLOT_SAMPLES)
@@ -88,3 +93,17 @@ def report_from_audit(
     if result.neighbours is not None and result.neighbours.source == "unchecked":  # a pair audited as given
         document["unit_of_privacy"]["description"] = result.neighbours.statement
     return document
+
+
+def _audited_relation(recorded: dict[str, Any], given: Any, own: NeighbourRelation) -> NeighbourRelation:
+    """The relation whose ``as_dict()`` the audit recorded: a built-in one rebuilt from it, else a relation of
+    the user's own, which no dict rebuilds: the object the audit was given (``given``) or the target's own."""
+    if recorded.get("relation") in RELATIONS:
+        return relation_from_dict(recorded)
+    for relation in (given, own):
+        if isinstance(relation, NeighbourRelation) and to_json(relation.as_dict()) == to_json(recorded):
+            return relation
+    raise InvalidArgument(
+        f"the audit used the relation {recorded!r}, which is not built in: give the object as neighbours= to "
+        "report on it"
+    )

@@ -10,7 +10,7 @@ from scipy.stats import binomtest
 
 from dpaudit.auditor.one_run import one_run_audit, one_run_epsilon, one_run_p_value
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.dp_sgd import TrainingConfig, claimed_epsilon, train
+from dpaudit.mechanisms.catalogue.dp_sgd import TrainingConfig, claimed_epsilon, train
 
 
 def test_pure_dp_p_value_is_the_binomial_tail():

@@ -10,7 +10,7 @@ import pytest
 from dpaudit import get
 from dpaudit.auditor.stepwise import step_bounds
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.dp_sgd import dp_sgd, gaussian_epsilon
+from dpaudit.mechanisms.catalogue.dp_sgd import dp_sgd, gaussian_epsilon
 from dpaudit.reports.plots import resample
 
 DELTA = 1e-5

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import pkgutil
+import re
 import subprocess
 import sys
 
@@ -13,14 +15,28 @@ import pytest
 import dpaudit
 from dpaudit import UnknownMechanism
 from dpaudit.claims import CURVE_KINDS
+import dpaudit.mechanisms.catalogue as catalogue_package
+from dpaudit.mechanisms import registry
 from dpaudit.mechanisms.base import TRUE_EPSILON_DELTA
-from dpaudit.mechanisms.registry import catalogue, get, names
+from dpaudit.mechanisms.registry import CATALOGUE, catalogue, get, names
 
 
 def test_names_are_kebab_case_and_build_to_themselves():
     for name in names():
         assert name == name.lower() and " " not in name and "_" not in name, name
         assert get(name).name == name
+
+
+def test_entries_come_from_the_catalogue_package_alone():
+    # the registry imports that package and nothing else: every factory is defined in one of its modules, each
+    # module but a private helper defines one, and the package's docstring lists every correct entry
+    defined = {registry._FACTORIES[name].__module__ for name in names()}
+    public = {info.name for info in pkgutil.walk_packages(catalogue_package.__path__, prefix=f"{CATALOGUE}.")
+              if not info.ispkg and not info.name.rpartition(".")[2].startswith("_")}
+    assert defined == public
+    for mechanism in catalogue():
+        if not mechanism.flawed:
+            assert re.search(rf"(?<![\w-]){mechanism.name}(?![\w-])", catalogue_package.__doc__), mechanism.name
 
 
 def test_unknown_name_suggests_close_ones():

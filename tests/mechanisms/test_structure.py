@@ -16,16 +16,16 @@ import sympy
 from scipy import stats
 
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.exponential import exponential_mechanism, top_k
-from dpaudit.mechanisms.mwem import mwem, mwem_transcript
-from dpaudit.mechanisms.net_mechanism import (
+from dpaudit.mechanisms.catalogue.exponential import exponential_mechanism, top_k
+from dpaudit.mechanisms.catalogue.mwem import mwem, mwem_transcript
+from dpaudit.mechanisms.catalogue.net_mechanism import (
     DEFAULT_QUERIES,
     histogram_net,
     net_errors,
     net_mechanism,
 )
 from dpaudit.mechanisms.registry import get
-from dpaudit.mechanisms.smooth_sensitivity import (
+from dpaudit.mechanisms.catalogue.smooth_sensitivity import (
     median_local_sensitivity,
     smooth_median,
 )
@@ -35,9 +35,9 @@ from dpaudit.mechanisms.structure import (
     SequentialComposition,
     WishartNoise,
 )
-from dpaudit.mechanisms.wishart import covariance, wishart
+from dpaudit.mechanisms.catalogue.wishart import covariance, wishart
 from tests.gof import ALPHA, continuous_pvalue, density_function, discrete_pvalue
-from tests.mechanisms.test_smooth_sensitivity import _local_sensitivity
+from tests.mechanisms.catalogue.test_smooth_sensitivity import _local_sensitivity
 
 SEED = 20261125
 N = 20_000
@@ -98,7 +98,7 @@ def test_top_k_outputs_follow_the_composition_of_its_parts():
 
 @pytest.mark.statistical
 def test_top_k_fit_rejects_parts_at_epsilon_off_by_30_percent():
-    # noncentrality 1095 on 19 df against the critical value 63.7 (tests/mechanisms/test_exponential.py)
+    # noncentrality 1095 on 19 df against the critical value 63.7 (tests/mechanisms/catalogue/test_exponential.py)
     out = top_k(epsilon=1.3).sample(UTILITIES, N, np.random.default_rng(SEED))
     assert discrete_pvalue(out, _peeling_law(get("top-k"))) < ALPHA
 

@@ -165,6 +165,57 @@ def test_report_directory_gets_a_json_and_an_html_report_per_audit(pytester):
     assert "not run by the pytest plugin" in page and page.count('<img src="data:image/svg+xml;base64,') >= 2
 
 
+def test_a_relation_of_the_users_own_is_audited_reported_and_rerun_by_its_test(pytester):
+    write(
+        pytester,
+        """
+import dpaudit
+
+
+class ChangeOneRecordByOne:
+    def is_neighbouring(self, a, b):
+        moved = [abs(x - y) for x, y in zip(a, b) if x != y]
+        return len(a) == len(b) and len(moved) == 1 and moved[0] <= 1
+
+    def check(self, a, b):
+        if not self.is_neighbouring(a, b):
+            raise dpaudit.NotNeighbouring(f"{a} and {b} are not neighbours")
+
+    def candidate_pairs(self, domain, size=3):
+        return [((v,) * size, (v + 1,) + (v,) * (size - 1)) for v in domain]
+
+    def as_dict(self):
+        return {"relation": "change-one-record-by-1"}
+
+    def __str__(self):
+        return "change one record by at most 1"
+
+
+@pytest.mark.dp(epsilon=1.0, data=[1, 0, 1], neighbours=ChangeOneRecordByOne())
+def test_good():
+    return good
+
+
+def test_bad(dp):
+    dp.assert_private(bad, epsilon=1.0, data=[1, 0, 1], neighbours=ChangeOneRecordByOne())
+""",
+    )
+    out = pytester.path / "dp-reports"
+    result = pytester.runpytest_subprocess(SAMPLES, f"--dp-report={out}")
+    result.assert_outcomes(passed=1, failed=1)
+    text = result.stdout.str()
+    assert "neighbours:  change one record by at most 1 (given)" in text
+    # no option names the relation: the test itself reruns the audit
+    assert "reproduce:   pytest 'test_mech.py::test_bad' --dp-seed=20260101" in text
+    document = json.loads((out / "test_mech.py_test_good.json").read_text(encoding="utf-8"))
+    from dpaudit.reports import load_schema
+
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator(load_schema()).validate(document)
+    assert document["unit_of_privacy"] == {"relation": "change-one-record-by-1",
+                                           "description": "change one record by at most 1"}
+
+
 def _summary_rows(result) -> list[str]:
     lines = result.stdout.lines
     start = next(i for i, line in enumerate(lines) if "dpaudit" in line and "=" in line)

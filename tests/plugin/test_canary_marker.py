@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import dpaudit
-from dpaudit.mechanisms.dp_sgd import CANARY, DATASET, TrainingConfig, train
+from dpaudit.mechanisms.catalogue.dp_sgd import CANARY, DATASET, TrainingConfig, train
 
 CORRECT = TrainingConfig(noise_multipliers=(1.0,))
 FLAWED = TrainingConfig(noise_multipliers=(4.0,), noise_divisor=4.0)

@@ -94,7 +94,7 @@ def test_a_per_step_release_gets_privacy_over_the_steps(schema_validator):
 
 def test_privacy_over_the_steps_only_for_per_step_releases():
     from dpaudit.auditor import audit
-    from dpaudit.mechanisms.dp_sgd import dp_sgd
+    from dpaudit.mechanisms.catalogue.dp_sgd import dp_sgd
     from dpaudit.reports.plots import all_plots
 
     for mechanism, expected in ((dp_sgd(sigma=1.0, steps=2), True), (dp_sgd(sigma=1.0, steps=1), False),

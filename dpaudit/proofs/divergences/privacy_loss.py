@@ -15,7 +15,7 @@ of width h with its exact masses (differences of normal distribution functions),
 (pessimistic: every loss moves up by less than h, so delta can only grow) and rounded down
 (optimistic), and T-fold convolved by FFT.  The two epsilons bracket the exact epsilon(delta) of the
 pair: ``low <= epsilon <= high``, ``high - low`` < T h.  For T = 1 the closed form of
-:func:`~dpaudit.mechanisms.dp_sgd.subsampled_gaussian_delta` cross-checks it.
+:func:`~dpaudit.mechanisms.catalogue.dp_sgd.subsampled_gaussian_delta` cross-checks it.
 
 :func:`check_accountant` compares an accountant's epsilon with the bracket: below ``low`` it
 under-reports (its claim is false for this pair: a mechanism run to it is not DP as stated).

@@ -14,7 +14,7 @@ a post-processing of the noisy sums.
   delta(epsilon) = Phi(mu/2 - epsilon/mu) - e^epsilon Phi(-mu/2 - epsilon/mu) (Cor. 2.13) is
   evaluated with mpmath at 50 digits at the claim's epsilon: proved when it is <= the claim's delta.
 * q < 1, T = 1: delta(epsilon) of the pair in closed form at the likelihood-ratio thresholds (both
-  orders, :func:`~dpaudit.mechanisms.dp_sgd.subsampled_gaussian_delta`), at 50 digits likewise.
+  orders, :func:`~dpaudit.mechanisms.catalogue.dp_sgd.subsampled_gaussian_delta`), at 50 digits likewise.
 * q < 1, T > 1 (equal sigma_t): the exact epsilon(delta) lies in the bracket of
   :func:`~dpaudit.proofs.divergences.privacy_loss.exact_epsilon` (the FFT of a pessimistic discretisation of the
   privacy loss distribution, Koskela, Jalko & Honkela 2020); proved when the claim's epsilon is
@@ -69,7 +69,7 @@ METHOD = "DP-SGD steps: dominating pair, composition, conversion"
 def exact_delta(epsilon: float, scale: float, q: float, shift: float) -> Any:
     """delta(epsilon) of P = (1 - q) N(0, scale^2) + q N(shift, scale^2) against Q = N(0, scale^2), both orders, mpmath.
 
-    The 50-digit form of :func:`~dpaudit.mechanisms.dp_sgd.subsampled_gaussian_delta` (which runs in
+    The 50-digit form of :func:`~dpaudit.mechanisms.catalogue.dp_sgd.subsampled_gaussian_delta` (which runs in
     plain floats so that the catalogue loads without mpmath).
 
     The privacy loss is monotone in x, so the optimal sets are half-lines at the likelihood-ratio

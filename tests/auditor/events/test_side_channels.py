@@ -176,7 +176,7 @@ def test_rejection_sampler_is_flagged_through_its_draw_count_in_100_runs():
 @pytest.mark.statistical
 def test_rejection_sampler_output_alone_is_exact_and_passes():
     """Validity of the output-only audit: the output's pmf is exactly (1/3) 2^-|z| (see the module
-    docstring of dpaudit.mechanisms.flawed.timing), which is ln 2-DP, so at confidence 1 - 1e-6 the
+    docstring of dpaudit.mechanisms.catalogue.flawed.timing), which is ln 2-DP, so at confidence 1 - 1e-6 the
     audit flags it with probability at most 1e-6 per seed."""
     mechanism = dpaudit.get("geometric-by-trials")
     for seed in range(3):

@@ -47,7 +47,7 @@ def test_chunk_sizes_depend_on_total_and_width_only():
 def test_catalogue_entries_ship_by_name_and_others_by_pickle():
     ref, note = ship(dpaudit.get("laplace"), dpaudit.get("laplace"))
     assert ref == MechanismRef("name", "laplace", "laplace") and note is None
-    from dpaudit.mechanisms.laplace import laplace_count
+    from dpaudit.mechanisms.catalogue.laplace import laplace_count
 
     # Same name, other parameters: not the catalogue entry, so it travels pickled (cloudpickle: closures).
     other, _ = ship(laplace_count(epsilon=2.0), laplace_count(epsilon=2.0))

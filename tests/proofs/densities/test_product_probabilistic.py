@@ -11,7 +11,7 @@ import sympy
 
 from dpaudit.claims import ProbabilisticDP
 from dpaudit.mechanisms.base import Mechanism
-from dpaudit.mechanisms.thresholded_histogram import _density, thresholded_histogram_delta
+from dpaudit.mechanisms.catalogue.thresholded_histogram import _density, thresholded_histogram_delta
 from dpaudit.neighbours import AddRemove
 from dpaudit.proofs import Verdict, prove
 from dpaudit.proofs.densities.product_probabilistic import factor_structure

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.dp_sgd import (
+from dpaudit.mechanisms.catalogue.dp_sgd import (
     accountant_epsilon,
     gaussian_epsilon,
     subsampled_gaussian_epsilon,

@@ -12,10 +12,10 @@ import sympy
 
 import dpaudit
 from dpaudit.claims import ApproxDP, GaussianDP, RenyiDP, ZeroConcentratedDP
-from dpaudit.mechanisms.discrete_gaussian import discrete_gaussian_density
-from dpaudit.mechanisms.flawed.concentrated import normal_product_density
-from dpaudit.mechanisms.gaussian_curves import normal_density
-from dpaudit.mechanisms.laplace import laplace_density
+from dpaudit.mechanisms.catalogue.discrete_gaussian import discrete_gaussian_density
+from dpaudit.mechanisms.catalogue.flawed.concentrated import normal_product_density
+from dpaudit.mechanisms.catalogue.gaussian_curves import normal_density
+from dpaudit.mechanisms.catalogue.laplace import laplace_density
 from dpaudit.mechanisms.registry import get
 from dpaudit.proofs import Composition, Verdict, prove
 from dpaudit.proofs.divergences.renyi import renyi_divergence

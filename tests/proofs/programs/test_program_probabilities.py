@@ -12,7 +12,7 @@ import pytest
 import sympy
 
 from dpaudit.mechanisms.density import symbol
-from dpaudit.mechanisms.flawed.sparse_vector import svt5_density
+from dpaudit.mechanisms.catalogue.flawed.sparse_vector import svt5_density
 from dpaudit.mechanisms.programs import Noise, NoisyMaxProgram, ThresholdProgram
 from dpaudit.mechanisms.registry import get
 from dpaudit.proofs.programs.probabilities import output_probability

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 import sympy
 
-from dpaudit.mechanisms.smooth_sensitivity import smooth_median
+from dpaudit.mechanisms.catalogue.smooth_sensitivity import smooth_median
 from dpaudit.proofs import prove
 from dpaudit.proofs.structures.admissible import score_suprema
 

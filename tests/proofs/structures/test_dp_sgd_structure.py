@@ -14,7 +14,7 @@ from scipy.stats import norm
 
 from dpaudit.claims import ApproxDP
 from dpaudit.cli import main
-from dpaudit.mechanisms.dp_sgd import (
+from dpaudit.mechanisms.catalogue.dp_sgd import (
     DATASET,
     TrainingConfig,
     dp_sgd,
@@ -22,7 +22,7 @@ from dpaudit.mechanisms.dp_sgd import (
     gaussian_epsilon,
     subsampled_gaussian_epsilon,
 )
-from dpaudit.mechanisms.flawed.dp_sgd import ANTI_ALIGNED, dp_sgd_fixed_batch
+from dpaudit.mechanisms.catalogue.flawed.dp_sgd import ANTI_ALIGNED, dp_sgd_fixed_batch
 from dpaudit.mechanisms.registry import get
 from dpaudit.proofs import Verdict, prove
 from dpaudit.proofs.divergences.privacy_loss import exact_epsilon

@@ -13,18 +13,18 @@ from click.testing import CliRunner
 from dpaudit.claims import ApproxDP, PureDP
 from dpaudit.cli import main
 from dpaudit.errors import InvalidArgument
-from dpaudit.mechanisms.exponential import exponential_mechanism, top_k
-from dpaudit.mechanisms.flawed.calibration import exponential_no_factor_2
-from dpaudit.mechanisms.laplace import laplace_count
-from dpaudit.mechanisms.mwem import mwem
-from dpaudit.mechanisms.net_mechanism import net_mechanism
+from dpaudit.mechanisms.catalogue.exponential import exponential_mechanism, top_k
+from dpaudit.mechanisms.catalogue.flawed.calibration import exponential_no_factor_2
+from dpaudit.mechanisms.catalogue.laplace import laplace_count
+from dpaudit.mechanisms.catalogue.mwem import mwem
+from dpaudit.mechanisms.catalogue.net_mechanism import net_mechanism
 from dpaudit.mechanisms.registry import get
-from dpaudit.mechanisms.smooth_sensitivity import (
+from dpaudit.mechanisms.catalogue.smooth_sensitivity import (
     smooth_median,
     smooth_sensitivity_median,
 )
 from dpaudit.mechanisms.structure import Part, SequentialComposition
-from dpaudit.mechanisms.wishart import wishart
+from dpaudit.mechanisms.catalogue.wishart import wishart
 from dpaudit.proofs import Verdict, prove
 
 BUDGET = 10.0

@@ -73,7 +73,7 @@ def test_box_muller_near_its_largest_claim_reaches_about_8_with_10_5_samples():
     # algorithmic one, dpaudit/auditor/scopes.py): ln(15 675 / 5.27) = 8.00 (8.17 with one candidate
     # and no extension share).  ln k_a moves by about 1 / sqrt(15 700) = 0.008 from seed to seed: 7.9
     # is 12 such steps below.
-    from dpaudit.mechanisms.flawed.floating_point import gaussian_box_muller
+    from dpaudit.mechanisms.catalogue.flawed.floating_point import gaussian_box_muller
 
     result = dpaudit.audit(gaussian_box_muller(epsilon=0.99), samples=95_000, search_samples=5_000, seed=1,
                            executor="in-process")
