@@ -11,9 +11,9 @@ from typing import Any
 
 import click
 
-from ..auditor.audit import SEARCH_ROWS, SEARCH_VALUES
+from ..auditor.audit import SEARCH_ROWS, SEARCH_VALUES, run_audit
 from ..auditor.bounds import METHODS
-from ..auditor.config import DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_VERDICT_CONFIDENCE
+from ..auditor.config import DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_VERDICT_CONFIDENCE, AuditConfig
 from ..errors import MechanismError
 from ..mechanisms.base import RANDOMNESS
 from ._claims import claim_flags, claim_options, restated_claim
@@ -37,25 +37,63 @@ from ._common import (
 EXIT_FOR_VERDICT = {"pass": EXIT_OK, "violation": EXIT_VIOLATION, "underpowered": EXIT_UNKNOWN}
 
 
-def _reproduction(
-    target: str, result: Any, a_json: str | None, b_json: str | None, epsilon, delta, method: str,
-    extra: tuple[str, ...] = (),
-) -> str:
+def _reproduction(target: str, result: Any, given: dict[str, Any]) -> str:
+    """The command line that reruns this audit: the seed and budget it ran with, and every option given."""
     parts = ["dpaudit audit", target, f"--seed {result.seed}", f"--samples {result.samples}"]
-    if epsilon is not None:
-        parts.append(f"--epsilon {epsilon!r}")
-    if delta is not None:
-        parts.append(f"--delta {delta!r}")
-    if a_json is not None:
-        parts += [f"--a '{a_json}'", f"--b '{b_json}'"]
+    for name in ("epsilon", "delta"):
+        if given[name] is not None:
+            parts.append(f"--{name} {given[name]!r}")
+    if given["a_json"] is not None:
+        parts += [f"--a '{given['a_json']}'", f"--b '{given['b_json']}'"]
     if result.confidence != DEFAULT_CONFIDENCE:
         parts.append(f"--confidence {result.confidence!r}")
     if result.verdict_confidence != max(result.confidence, DEFAULT_VERDICT_CONFIDENCE):
         parts.append(f"--verdict-confidence {result.verdict_confidence!r}")
-    if method != "auto":
-        parts.append(f"--method {method}")
-    parts += list(extra)
+    if given["method"] != "auto":
+        parts.append(f"--method {given['method']}")
+    parts += claim_flags(given["claim_kind"], given["rho"], given["mu"], given["alpha"])
+    valued = (("neighbours", f"--neighbours {shlex.quote(str(given['neighbours']))}"),
+              ("data_json", f"--data '{given['data_json']}'"), ("randomness", f"--randomness {given['randomness']}"),
+              ("d_in_json", f"--d-in {given['d_in_json']}"), ("search_samples", f"--search-samples {given['search_samples']}"))
+    parts += [flag for name, flag in valued if given[name] is not None]
+    parts += [flag for name, flag in _SWITCHES if given[name]]
     return " ".join(parts)
+
+
+_SWITCHES = (("no_early_stop", "--no-early-stop"), ("no_float_checks", "--no-float-checks"),
+             ("no_correlation_check", "--no-correlation-check"), ("sensitivity_check", "--sensitivity-check"),
+             ("no_draw_count", "--no-draw-count"), ("wall_time", "--wall-time"),
+             ("no_learned_events", "--no-learned-events"), ("with_curve", "--curve"))
+"""The command's yes/no flags, by the name click gives them, in the order a reproduce line lists them."""
+
+_CHECK_FLAGS = (("lattice", "no_float_checks", False), ("float-support", "no_float_checks", False),
+                ("correlated-noise", "no_correlation_check", False), ("sensitivity", "sensitivity_check", True),
+                ("draw-count", "no_draw_count", False), ("wall-time", "wall_time", True))
+"""Each check, the flag that decides it, and whether the flag turns it on (else off), in the audit's order."""
+
+
+def _configuration(target: str, given: dict[str, Any]) -> AuditConfig:
+    """The audit's configuration from the command's options: the inputs parsed from JSON, the claim restated,
+    the checks named, every option then checked by :meth:`AuditConfig.build` as ``audit()`` checks it."""
+    pair = parse_pair(given["a_json"], given["b_json"])
+    d_in = None if given["d_in_json"] is None else parse_distance(given["d_in_json"])
+    data = None if given["data_json"] is None else parse_input("--data", given["data_json"])
+    claim = None
+    stated = (given["claim_kind"], given["rho"], given["mu"], given["alpha"])
+    if any(v is not None for v in stated):  # else --epsilon / --delta go to audit() as given
+        claim = restated_claim(lambda: _own_claim(target, d_in, given["randomness"]), stated[0], given["epsilon"],
+                               given["delta"], *stated[1:])
+    checks = [name for name, flag, turns_on in _CHECK_FLAGS if bool(given[flag]) == turns_on]
+    return AuditConfig.build(
+        target, claim=claim, epsilon=None if claim is not None else given["epsilon"],
+        delta=None if claim is not None else given["delta"], pair=pair, neighbours=given["neighbours"], data=data,
+        samples=given["samples"], search_samples=given["search_samples"], seed=given["seed"],
+        confidence=given["confidence"], verdict_confidence=given["verdict_confidence"], method=given["method"],
+        executor=given["executor"], workers=given["workers"], checkpoint=given["checkpoint"],
+        early_stopping=not given["no_early_stop"], progress=False if given["as_json"] else given["progress"],
+        checks=checks, d_in=d_in, randomness=given["randomness"],
+        learned=not given["no_learned_events"], curve=given["with_curve"],
+    )
 
 
 def _own_claim(target: str, d_in: Any, randomness: str | None) -> Any:
@@ -151,41 +189,7 @@ def _print_result(result: Any, reproduction: str) -> None:
 @json_option
 @debug_option
 @guarded
-def audit(
-    target: str,
-    epsilon: float | None,
-    delta: float | None,
-    claim_kind: str | None,
-    rho: float | None,
-    mu: float | None,
-    alpha: float | None,
-    neighbours: str | None,
-    d_in_json: str | None,
-    randomness: str | None,
-    data_json: str | None,
-    a_json: str | None,
-    b_json: str | None,
-    samples: int | None,
-    search_samples: int | None,
-    seed: int | None,
-    confidence: float,
-    verdict_confidence: float,
-    method: str,
-    executor: str,
-    workers: int | None,
-    checkpoint: str | None,
-    no_early_stop: bool,
-    progress: bool | None,
-    no_float_checks: bool,
-    no_correlation_check: bool,
-    no_learned_events: bool,
-    sensitivity_check: bool,
-    no_draw_count: bool,
-    wall_time: bool,
-    with_curve: bool,
-    as_json: bool,
-    debug: bool,
-) -> None:
+def audit(target: str, **given: Any) -> None:
     """Audit TARGET: a catalogue name, package.module:attr or path/to/file.py:attr.
 
     The attribute may be a Mechanism, a plain function (give --epsilon, or a claim by --claim, --rho,
@@ -198,69 +202,16 @@ def audit(
     proves the claim false), pass otherwise (underpowered when the sample size could not reach the
     claim).
     """
-    check_outputs(files={"--checkpoint": checkpoint})
-    from ..auditor import audit as run_audit
-    from ..auditor.run.sampling import fresh_seed
-
-    pair = parse_pair(a_json, b_json)
-    d_in = None if d_in_json is None else parse_distance(d_in_json)
-    data = None if data_json is None else parse_input("--data", data_json)
-    seed = fresh_seed() if seed is None else seed
-    claim = None
-    if any(v is not None for v in (claim_kind, rho, mu, alpha)):  # else --epsilon / --delta go to audit() as given
-        claim = restated_claim(lambda: _own_claim(target, d_in, randomness), claim_kind, epsilon, delta, rho, mu, alpha)
-    checks = [
-        name
-        for name, off in (("lattice", no_float_checks), ("float-support", no_float_checks),
-                          ("correlated-noise", no_correlation_check), ("sensitivity", not sensitivity_check),
-                          ("draw-count", no_draw_count), ("wall-time", not wall_time))
-        if not off
-    ]
+    check_outputs(files={"--checkpoint": given["checkpoint"]})
+    config = _configuration(target, given)
     try:
-        result = run_audit(
-            target,
-            claim=claim,
-            epsilon=None if claim is not None else epsilon,
-            delta=None if claim is not None else delta,
-            pair=pair,
-            neighbours=neighbours,
-            data=data,
-            samples=samples,
-            search_samples=search_samples,
-            seed=seed,
-            confidence=confidence,
-            verdict_confidence=verdict_confidence,
-            method=method,
-            executor=executor,
-            workers=workers,
-            checkpoint=checkpoint,
-            early_stopping=not no_early_stop,
-            progress=False if as_json else progress,
-            checks=checks,
-            d_in=d_in,
-            randomness=randomness,
-            learned=not no_learned_events,
-            curve=with_curve,
-        )
+        result = run_audit(config)
     except MechanismError as exc:
-        raise MechanismError(f"{exc}{inputs_note(pair, data)} (rerun with --seed {seed})") from exc
-    flags = tuple(
-        flag
-        for flag, used in ((f"--neighbours {shlex.quote(str(neighbours))}", neighbours is not None),
-                           (f"--data '{data_json}'", data_json is not None),
-                           (f"--randomness {randomness}", randomness is not None),
-                           (f"--d-in {d_in_json}", d_in is not None),
-                           (f"--search-samples {search_samples}", search_samples is not None), ("--no-early-stop", no_early_stop), ("--no-float-checks", no_float_checks),
-                           ("--no-correlation-check", no_correlation_check), ("--sensitivity-check", sensitivity_check),
-                           ("--no-draw-count", no_draw_count), ("--wall-time", wall_time),
-                           ("--no-learned-events", no_learned_events), ("--curve", with_curve))
-        if used
-    )
-    if as_json:
+        raise MechanismError(f"{exc}{inputs_note(config.pair, config.data)} (rerun with --seed {config.seed})") from exc
+    if given["as_json"]:
         echo_json(result.as_dict())
     else:
-        _print_result(result, _reproduction(target, result, a_json, b_json, epsilon, delta, method,
-                                            (*claim_flags(claim_kind, rho, mu, alpha), *flags)))
+        _print_result(result, _reproduction(target, result, given))
     sys.exit(EXIT_FOR_VERDICT.get(result.verdict.value, EXIT_BAD_INPUT))
 
 

@@ -32,7 +32,7 @@ def test_ctrl_c_exits_130_not_the_code_of_a_violation(monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(importlib.import_module("dpaudit.auditor"), "audit", interrupted)
+    monkeypatch.setattr(importlib.import_module("dpaudit.cli.audit"), "run_audit", interrupted)
     result = CliRunner().invoke(main, ["audit", "laplace", "--samples", "1000"])
     assert result.exit_code == 130
     assert result.stderr.strip() == "dpaudit: interrupted"
