@@ -6,6 +6,9 @@ for the prover; ``query`` and ``sensitivity`` for sensitivity checks).  Users ne
 function ``f(data, rng)`` (one run) or ``f(data, n, rng)`` (n runs) becomes a Mechanism with
 :meth:`Mechanism.from_callable`, which also accepts functions that take a ``numpy.random.RandomState``
 or a ``random.Random`` instead of a Generator, or no randomness argument at all (see ``RANDOMNESS``).
+Its fields come in typed parts, each validating itself: :class:`Runtime` (what runs), :class:`Declaration`
+(what is declared), :class:`AuditHints` and :class:`EntryInfo` (catalogue metadata); a Mechanism is still
+built, replaced and read by the flat field names.
 
 Every output passes through :meth:`Mechanism.sample`, which encodes it as numbers
 (:mod:`dpaudit.mechanisms.outputs`: labels, booleans, tuples and dicts included) and checks it: a
@@ -15,12 +18,13 @@ gets a :class:`MechanismError` naming the mechanism and what was wrong.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import random
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,7 +40,10 @@ if TYPE_CHECKING:
     from .density import SymbolicDensity
     from .float_noise import FloatNoise
 
-__all__ = ["RANDOMNESS", "Mechanism", "Outputs", "Sampler", "StepwiseRelease"]
+__all__ = [
+    "RANDOMNESS", "AuditHints", "Declaration", "EntryInfo", "Mechanism", "Outputs", "Runtime", "Sampler",
+    "StepwiseRelease",
+]
 
 Sampler = Callable[[Any, int, np.random.Generator], Any]
 
@@ -70,8 +77,156 @@ class StepwiseRelease:
 
 
 @dataclass(frozen=True)
+class Runtime:
+    """What runs: the sampler and how its outputs come about (a part of :class:`Mechanism`).
+
+    The fields are documented on :class:`Mechanism`, whose attributes of the same names read them.
+    """
+
+    sampler: Sampler = field(repr=False)
+    randomness: str = "generator"
+    float_sum: bool = True
+    noise: FloatNoise | None = field(default=None, repr=False)
+    stepwise: StepwiseRelease | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not callable(self.sampler):
+            raise InvalidArgument(f"sampler={self.sampler!r} must be callable as sampler(data, n, rng)")
+        check_one_of("randomness", self.randomness, RANDOMNESS)
+        if self.stepwise is not None and not isinstance(self.stepwise, StepwiseRelease):
+            raise InvalidArgument(
+                f"stepwise={self.stepwise!r} must be a StepwiseRelease(steps, claimed_epsilon) or None"
+            )
+
+    @property
+    def reproducible(self) -> bool:
+        """True when the audit's seed fixes every output (the code draws only from what it is given)."""
+        return self.randomness != "own"
+
+    @property
+    def thread_safe(self) -> bool:
+        """The sampler keeps no state between calls (it draws only from the ``rng`` it is given).
+
+        Then the auditor may run sampling chunks side by side in threads of one process: numpy
+        releases the GIL while it draws, and each chunk has its own generator, so the results do not
+        change.  A sampler says so with the attribute ``sampler.thread_safe = True`` (every catalogue
+        entry's does, :meth:`marked_thread_safe`); replacing the sampler drops the mark with it.
+        """
+        return bool(getattr(self.sampler, "thread_safe", False))
+
+    def marked_thread_safe(self) -> Runtime:
+        """This runtime with a sampler that says it is :attr:`thread_safe`.
+
+        The mark goes on a wrapper, not on the sampler given: that function may be shared with code
+        whose samplers keep state.
+        """
+        sampler = self.sampler
+
+        @functools.wraps(sampler)
+        def marked(data: Any, n: int, rng: np.random.Generator) -> Any:
+            return sampler(data, n, rng)
+
+        marked.thread_safe = True  # type: ignore[attr-defined]
+        return replace(self, sampler=marked)
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """What the mechanism declares about itself for the prover and the sensitivity checks (a part of
+    :class:`Mechanism`).  Every field is optional and they combine: an entry may declare both a density
+    and a program.  The fields are documented on :class:`Mechanism`.
+    """
+
+    density: Callable[[], SymbolicDensity] | None = field(default=None, repr=False)
+    program: Callable[[], Any] | None = field(default=None, repr=False)
+    # ``structure`` and ``program`` are typed Any: their modules build on Mechanism (a Part holds one, a
+    # program makes one), so this module cannot name their classes; Mechanism's docstring does.
+    structure: Any = field(default=None, repr=False)
+    query: Callable[[Any], Any] | None = field(default=None, repr=False)
+    sensitivity: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.sensitivity is not None:
+            object.__setattr__(self, "sensitivity", check_positive_finite("sensitivity", self.sensitivity))
+
+
+@dataclass(frozen=True)
+class AuditHints:
+    """Where the auditor should look first: representative inputs and recommended neighbouring pairs
+    (a part of :class:`Mechanism`; the fields are documented there).  ``pairs`` is stored as a tuple of tuples.
+    """
+
+    domain: Any = None
+    pairs: tuple[tuple[Any, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pairs", tuple(tuple(p) for p in self.pairs))
+
+
+@dataclass(frozen=True)
+class EntryInfo:
+    """Catalogue metadata: how an entry is listed and, for the flawed gallery, what is wrong with it
+    (a part of :class:`Mechanism`; the fields are documented there).  ``true_epsilon`` is stored as a float.
+    """
+
+    family: str = "custom"
+    description: str = ""
+    flaw: str | None = None
+    true_epsilon: float | None = None
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        if self.true_epsilon is not None:
+            te = float(self.true_epsilon)
+            if math.isnan(te) or te < 0:
+                raise InvalidArgument(f"true_epsilon={self.true_epsilon!r} must be >= 0 (inf allowed)")
+            object.__setattr__(self, "true_epsilon", te)
+
+    @property
+    def flawed(self) -> bool:
+        """True for entries of the flawed gallery (a known violation of the claim)."""
+        return self.flaw is not None
+
+
+_PARTS: dict[str, type] = {"runtime": Runtime, "declaration": Declaration, "hints": AuditHints, "info": EntryInfo}
+"""Mechanism's parts by attribute name, in the order they are built (and so validated)."""
+
+_PART_OF: dict[str, str] = {f.name: attribute for attribute, kind in _PARTS.items() for f in fields(kind)}
+"""The part that holds each flat field (``"sampler"`` -> ``"runtime"``)."""
+
+_REPR_FIELDS = ("name", "claim", "neighbours", "family", "description", "sensitivity", "domain", "pairs", "flaw",
+                "true_epsilon", "source", "randomness", "float_sum")
+"""What ``repr(mechanism)`` shows, in order (the functions and live objects are left out)."""
+
+
+class _InPart:
+    """A read-only attribute of :class:`Mechanism` that reads the field of the same name in one of its
+    parts (``mechanism.sampler`` is ``mechanism.runtime.sampler``), so flat reads keep working."""
+
+    def __init__(self, part: str) -> None:
+        self.part = part
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        return getattr(getattr(instance, self.part), self.name)
+
+
+@dataclass(frozen=True, init=False, repr=False)
 class Mechanism:
     """A randomised algorithm with its privacy claim.
+
+    A mechanism holds its ``name``, ``claim`` and ``neighbours`` and four typed parts: ``runtime``
+    (:class:`Runtime`: what runs), ``declaration`` (:class:`Declaration`: what is declared for the
+    prover), ``hints`` (:class:`AuditHints`: where the auditor looks first) and ``info``
+    (:class:`EntryInfo`: catalogue metadata).  It is built from the parts, from the flat fields below
+    (``Mechanism(name=..., claim=..., neighbours=..., sampler=..., flaw=...)``), or both, a flat field
+    overriding the same field of the part given; so ``replace(mechanism, sampler=...)``
+    works as on a flat record.  Every flat field is also a read-only attribute (``mechanism.sampler``).
 
     Attributes
     ----------
@@ -136,65 +291,87 @@ class Mechanism:
     name: str
     claim: Claim
     neighbours: NeighbourRelation
-    sampler: Sampler = field(repr=False)
-    family: str = "custom"
-    description: str = ""
-    query: Callable[[Any], Any] | None = field(default=None, repr=False)
-    sensitivity: float | None = None
-    density: Callable[[], "SymbolicDensity"] | None = field(default=None, repr=False)
-    # ``structure`` and ``program`` are typed Any: their modules build on Mechanism (a Part holds one, a
-    # program makes one), so this module cannot name their classes; the docstring above does.
-    structure: Any = field(default=None, repr=False)
-    domain: Any = None
-    pairs: tuple[tuple[Any, Any], ...] = ()
-    flaw: str | None = None
-    true_epsilon: float | None = None
-    source: str = ""
-    noise: "FloatNoise | None" = field(default=None, repr=False)
-    randomness: str = "generator"
-    float_sum: bool = True
-    program: Callable[[], Any] | None = field(default=None, repr=False)
-    stepwise: StepwiseRelease | None = field(default=None, repr=False)
+    runtime: Runtime
+    declaration: Declaration
+    hints: AuditHints
+    info: EntryInfo
+
+    sampler = _InPart("runtime")
+    randomness = _InPart("runtime")
+    float_sum = _InPart("runtime")
+    noise = _InPart("runtime")
+    stepwise = _InPart("runtime")
+    density = _InPart("declaration")
+    program = _InPart("declaration")
+    structure = _InPart("declaration")
+    query = _InPart("declaration")
+    sensitivity = _InPart("declaration")
+    domain = _InPart("hints")
+    pairs = _InPart("hints")
+    family = _InPart("info")
+    description = _InPart("info")
+    flaw = _InPart("info")
+    true_epsilon = _InPart("info")
+    source = _InPart("info")
+
+    def __init__(
+        self,
+        name: str,
+        claim: Claim,
+        neighbours: NeighbourRelation,
+        sampler: Sampler | None = None,
+        *,
+        runtime: Runtime | None = None,
+        declaration: Declaration | None = None,
+        hints: AuditHints | None = None,
+        info: EntryInfo | None = None,
+        **flat: Any,
+    ) -> None:
+        """Build from the parts and the flat fields (each a keyword naming a field of one part, which it
+        overrides there); a part not given is built from its flat fields and defaults.  Without ``runtime``
+        the ``sampler`` is required."""
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidArgument(f"name={name!r} must be a non-empty string")
+        check_claim("claim", claim)
+        check_relation("neighbours", neighbours)
+        unknown = sorted(set(flat) - set(_PART_OF))
+        if unknown:
+            raise TypeError(f"Mechanism.__init__() got an unexpected keyword argument {unknown[0]!r}")
+        if sampler is not None or runtime is None:
+            flat["sampler"] = sampler
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "claim", claim)
+        object.__setattr__(self, "neighbours", neighbours)
+        given = {"runtime": runtime, "declaration": declaration, "hints": hints, "info": info}
+        for attribute, kind in _PARTS.items():
+            changes = {key: value for key, value in flat.items() if _PART_OF[key] == attribute}
+            part = given[attribute]
+            if part is None:
+                part = kind(**changes)
+            elif not isinstance(part, kind):
+                raise InvalidArgument(f"{attribute}={part!r} must be of type {kind.__name__} or None")
+            elif changes:
+                part = replace(part, **changes)
+            object.__setattr__(self, attribute, part)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{key}={getattr(self, key)!r}" for key in _REPR_FIELDS)
+        return f"{type(self).__qualname__}({shown})"
 
     @property
     def reproducible(self) -> bool:
-        """True when the audit's seed fixes every output (the code draws only from what it is given)."""
-        return self.randomness != "own"
+        """True when the audit's seed fixes every output (:attr:`Runtime.reproducible`)."""
+        return self.runtime.reproducible
 
     @property
     def thread_safe(self) -> bool:
-        """The sampler keeps no state between calls (it draws only from the ``rng`` it is given).
-
-        Then the auditor may run sampling chunks side by side in threads of one process: numpy
-        releases the GIL while it draws, and each chunk has its own generator, so the results do not
-        change.  A sampler says so with the attribute ``sampler.thread_safe = True`` (every catalogue
-        entry's does); replacing the sampler drops the mark with it.
-        """
-        return bool(getattr(self.sampler, "thread_safe", False))
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip():
-            raise InvalidArgument(f"name={self.name!r} must be a non-empty string")
-        check_claim("claim", self.claim)
-        check_relation("neighbours", self.neighbours)
-        if not callable(self.sampler):
-            raise InvalidArgument(f"sampler={self.sampler!r} must be callable as sampler(data, n, rng)")
-        check_one_of("randomness", self.randomness, RANDOMNESS)
-        if self.sensitivity is not None:
-            object.__setattr__(self, "sensitivity", check_positive_finite("sensitivity", self.sensitivity))
-        if self.true_epsilon is not None:
-            te = float(self.true_epsilon)
-            if math.isnan(te) or te < 0:
-                raise InvalidArgument(f"true_epsilon={self.true_epsilon!r} must be >= 0 (inf allowed)")
-            object.__setattr__(self, "true_epsilon", te)
-        if self.stepwise is not None and not isinstance(self.stepwise, StepwiseRelease):
-            raise InvalidArgument(f"stepwise={self.stepwise!r} must be a StepwiseRelease(steps, claimed_epsilon) or None")
-        object.__setattr__(self, "pairs", tuple(tuple(p) for p in self.pairs))
+        """The sampler keeps no state between calls (:attr:`Runtime.thread_safe`)."""
+        return self.runtime.thread_safe
 
     @property
     def flawed(self) -> bool:
         """True for entries of the flawed gallery (a known violation of the claim)."""
-        return self.flaw is not None
+        return self.info.flawed
 
     def sample(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         """Draw n outputs of the mechanism on ``data`` and check them.

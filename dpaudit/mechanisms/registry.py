@@ -38,14 +38,7 @@ def register(name: str) -> Callable[[Factory], Factory]:
         @functools.wraps(factory)
         def build(*args: Any, **kwargs: Any) -> Mechanism:
             mechanism = factory(*args, **kwargs)
-            sampler = mechanism.sampler
-
-            @functools.wraps(sampler)
-            def marked(data: Any, n: int, rng: Any) -> Any:
-                return sampler(data, n, rng)
-
-            marked.thread_safe = True  # type: ignore[attr-defined]
-            return dataclasses.replace(mechanism, sampler=marked)
+            return dataclasses.replace(mechanism, runtime=mechanism.runtime.marked_thread_safe())
 
         if name in _FACTORIES and _FACTORIES[name].__wrapped__ is not factory:
             raise ValueError(f"catalogue name {name!r} registered twice")

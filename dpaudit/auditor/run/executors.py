@@ -149,7 +149,7 @@ def _run_many(mechanism: Mechanism | MechanismRef, tasks: Sequence[ChunkTask] | 
 def _here(owner: Any, mechanism: Mechanism) -> str:
     """Where chunks that process workers cannot take run: in threads for ``thread_safe`` mechanisms on
     several cores, else in process; recorded in ``owner.ran_locally``."""
-    threads = getattr(mechanism, "thread_safe", False) and int(getattr(owner, "workers", 1)) > 1
+    threads = mechanism.runtime.thread_safe and int(getattr(owner, "workers", 1)) > 1
     owner.ran_locally = "in threads" if threads else owner.ran_locally or "in process"
     return "in threads" if threads else "in process"
 
@@ -373,7 +373,7 @@ class Auto:
 
     def run(self, mechanism: Mechanism, ref: MechanismRef | None, tasks: Iterable[ChunkTask]) -> Iterator[ChunkResult]:
         tasks = list(tasks)
-        if getattr(mechanism, "thread_safe", False) and self.workers > 1 and len(tasks) > 1:
+        if mechanism.runtime.thread_safe and self.workers > 1 and len(tasks) > 1:
             self._threads = self._threads or Threads(self.workers)
             yield from self._threads.run(mechanism, ref, tasks)
             return

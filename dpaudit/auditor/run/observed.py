@@ -206,9 +206,10 @@ def with_side_channels(mechanism: Mechanism, channels: tuple[str, ...]) -> Mecha
 
     ``mechanism`` must wrap a one-run function with a source the audit hands it (see :func:`observed`).
     """
-    sampler = ObservedRuns(mechanism.sampler.one_run, mechanism.randomness, tuple(channels), mechanism.name)
-    sampler.thread_safe = bool(getattr(mechanism.sampler, "thread_safe", False)) and "wall-time" not in channels
-    return dataclasses.replace(mechanism, sampler=sampler)
+    runtime = mechanism.runtime
+    sampler = ObservedRuns(runtime.sampler.one_run, runtime.randomness, tuple(channels), mechanism.name)
+    sampler.thread_safe = runtime.thread_safe and "wall-time" not in channels
+    return dataclasses.replace(mechanism, runtime=dataclasses.replace(runtime, sampler=sampler))
 
 
 def observed(mechanism: Mechanism, checks: tuple[str, ...], explicit: bool) -> tuple[tuple[str, ...], list[str]]:
