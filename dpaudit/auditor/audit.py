@@ -81,6 +81,7 @@ from .config import (
     AuditConfig,
 )
 from .confidence import PDP_SHARE, ConfidencePlan
+from .curve import EmpiricalCurve
 from .curve.claims import is_curve_claim, working_point
 from .curve.stage import curve_stage
 from .decision import REACH_FRACTION, Decision, Evidence, decide
@@ -206,8 +207,8 @@ def run_audit(config: AuditConfig) -> AuditResult:
                         tuple(searched.implementation(m.scored) for m in checked.measured), config.checks,
                         certified, reported.pdp)
     decision = decide(evidence, setup.curve_claim, empirical)
-    result = _assemble(config, setup, session, draws, searched, looks, checked, reported, evidence, decision)
-    result = replace(result, elapsed_s=time.perf_counter() - started, curve=empirical)
+    result = _assemble(config, setup, session, draws, searched, looks, checked, reported, evidence, decision,
+                       empirical, time.perf_counter() - started)
     return readable(result) if setup.channels else result
 
 
@@ -491,7 +492,8 @@ def _reported(records: tuple[VerifiedEvent, ...], checked: Verification, claim: 
     else:
         raw_bound, raw_verdict, ka, kb, na, nb = (-math.inf, -math.inf, 0, 0, checked.samples_used,
                                                   checked.samples_used)
-        event, spec, reported_pair = "none: the outputs took one value on the search samples", {}, from_json(to_json(pair))
+        event, spec = "none: the outputs took one value on the search samples", {}
+        reported_pair = from_json(to_json(pair))
     support_mismatch = bool(records) and kb == 0 and ka > 0
     pdp = certified is not None and certified.refuted and certified.epsilon_lower_bound > raw_bound
     if pdp:
@@ -511,8 +513,8 @@ def _reported(records: tuple[VerifiedEvent, ...], checked: Verification, claim: 
 
 def _assemble(config: AuditConfig, setup: Setup, session: _Session, draws: Draws, searched: Searched,
               looks: Schedule, checked: Verification, reported: _Reported, evidence: Evidence,
-              decision: Decision) -> AuditResult:
-    """The :class:`AuditResult` of the stages' records and the decision (``elapsed_s`` and ``curve`` set after)."""
+              decision: Decision, curve: EmpiricalCurve | None, elapsed_s: float) -> AuditResult:
+    """The :class:`AuditResult` of the stages' records, the decision and the empirical curve (or None)."""
     mechanism, n = setup.mechanism, config.samples
     return AuditResult(  # by source: the decision, the reported event, what was asked, how it ran
         target=mechanism.name, claim=decision.claim, verdict=decision.verdict, reason=decision.reason,
@@ -526,7 +528,8 @@ def _assemble(config: AuditConfig, setup: Setup, session: _Session, draws: Draws
         neighbours=Neighbours(**setup.relation.as_dict()),
         search_samples=searched.outcome.samples, stopping=_stopping(looks, checked, n), run=_run_info(session, draws),
         notes=tuple(setup.notes) + _closing_notes(reported, looks, checked, n),
-        elapsed_s=0.0, mechanism_s=draws.mechanism_s, vectorised=not hasattr(mechanism.sampler, "one_run"),
+        curve=curve, elapsed_s=elapsed_s, mechanism_s=draws.mechanism_s,
+        vectorised=not hasattr(mechanism.sampler, "one_run"),
         reproducible=mechanism.reproducible, reproducibility=_reproducibility(mechanism, config.seed),
     )
 

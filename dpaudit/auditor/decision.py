@@ -145,7 +145,7 @@ def _curve_rule(point: Decision, e: Evidence, claim: Claim, curve: EmpiricalCurv
     Violation when the curve's bounds at ``verdict_confidence`` refute the claim (``decided_by="curve"``)
     or a check proved the working point false outright (a certificate or a sensitivity counterexample,
     which refute every claim that implies the point); else underpowered when the budget could not
-    certify even 0.9 x the working point's epsilon with a perfect witness (the working point's own
+    certify even ``REACH_FRACTION`` x the working point's epsilon with a perfect witness (the working point's own
     reach, :func:`.bounds.reach`: never a silent pass), else pass.  The working point's verified bound
     is kept as the reported estimate, but it does not decide: its verdict would be a second test at
     the same level.
@@ -166,7 +166,7 @@ def _curve_rule(point: Decision, e: Evidence, claim: Claim, curve: EmpiricalCurv
         reason = (f"no event of the curve's family ({len(curve.events)} oriented events) refutes {claim} at the "
                   f"verdict's confidence {curve.verdict_confidence:g}, but with {e.samples} samples per side even a "
                   f"perfect witness at the working point {working} could certify only {max(e.reach, 0.0):.4g} "
-                  f"< 0.9 x {working.epsilon:g}: increase samples")
+                  f"< {REACH_FRACTION:g} x {working.epsilon:g}: increase samples")
     else:
         verdict, decided_by = Verdict.PASS, ""
         reason = (f"no violation: at the verdict's confidence {curve.verdict_confidence:g} no event of the curve's "

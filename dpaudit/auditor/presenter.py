@@ -20,8 +20,11 @@ SUMMARY_LIMIT = 2000
 """The most characters ``str(result)`` ever has: lines past it are left out, and the last line says so."""
 
 
-def result_lines(result: Any, reproduction: str) -> list[str]:
-    """Every line of the CLI's report of ``result`` (an AuditResult), ending with the ``reproduction`` command."""
+def result_lines(result: Any, reproduction: str, listed: int | None = None) -> list[str]:
+    """Every line of the CLI's report of ``result`` (an AuditResult), ending with the ``reproduction`` command.
+
+    With ``listed``, only the first ``listed`` notes and findings are shown, and a line counts the rest.
+    """
     lines = [f"{result.verdict.value.upper()}: {result.target} claims {result.claim}"]
     lines += _bound_lines(result)
     scopes = result.bounds_by_scope
@@ -44,14 +47,21 @@ def result_lines(result: Any, reproduction: str) -> list[str]:
     lines.append(f"  reason  : {result.reason}")
     if result.curve is not None:
         lines += curve_lines(result.curve)
-    lines += [f"  note    : {note}" for note in result.notes]
-    lines += [f"  finding : [{finding.check}] {finding.reason}" for finding in result.findings]
+    lines += _listed("note", [f"  note    : {note}" for note in result.notes], listed)
+    lines += _listed("finding", [f"  finding : [{f.check}] {f.reason}" for f in result.findings], listed)
     lines += _run_lines(result)
     lines.append(f"  time    : {result.elapsed_s:.2f} s, of which {result.mechanism_s:.2f} s inside the mechanism")
     if not result.reproducible:
         lines.append(f"  reproducible: no -- {result.reproducibility}")
     lines.append(f"  reproduce: {reproduction}")
     return lines
+
+
+def _listed(kind: str, lines: list[str], listed: int | None) -> list[str]:
+    """``lines`` (one per note or finding), the first ``listed`` of them and a count of the others."""
+    if listed is None or len(lines) <= listed:
+        return lines
+    return [*lines[:listed], f"  ({len(lines) - listed} more {kind}s in result.{kind}s)"]
 
 
 def _bound_lines(result: Any) -> list[str]:
@@ -69,7 +79,8 @@ def _bound_lines(result: Any) -> list[str]:
     else:
         decisive, claimed = result.verdict_epsilon_lower_bound, result.claim.epsilon
         relation = ">" if decisive > claimed else "<="
-        lines = [f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound; the estimate)",
+        lines = [f"  epsilon >= {bound:.4f} with confidence {result.confidence:g} ({result.method} bound; "
+                 "the estimate)",
                  f"  verdict : epsilon >= {decisive:.4f} with confidence {result.verdict_confidence:g}, {relation} "
                  f"claimed {claimed:g}{decided}"]
     if result.delta_lower_bound is not None:
@@ -107,16 +118,8 @@ def summary(result: Any) -> str:
     """``str(result)``: the CLI's lines, each cut to ``SUMMARY_WIDTH`` characters, with the first
     ``SUMMARY_LISTED`` notes and findings shown and the others counted (``result.notes``,
     ``result.findings`` hold them all); never more than ``SUMMARY_LIMIT`` characters."""
-    lines, counts = [], {"note": 0, "finding": 0}
-    for line in result_lines(result, result.reproduce()):
-        kind = line[2:9].strip()
-        if kind in counts:
-            counts[kind] += 1
-            if counts[kind] > SUMMARY_LISTED:
-                continue
-        lines.append(line if len(line) <= SUMMARY_WIDTH else line[: SUMMARY_WIDTH - 3] + "...")
-    lines += [f"  ({count - SUMMARY_LISTED} more {kind}s in result.{kind}s)"
-              for kind, count in counts.items() if count > SUMMARY_LISTED]
+    lines = [line if len(line) <= SUMMARY_WIDTH else line[: SUMMARY_WIDTH - 3] + "..."
+             for line in result_lines(result, result.reproduce(), SUMMARY_LISTED)]
     closing = "  (more in the result's fields: result.as_dict() has them all)"
     shown, size = [], len(closing)
     for line in lines:
