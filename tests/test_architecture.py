@@ -42,7 +42,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("dpaudit.mechanisms.dp_sgd",),  # the deprecated name of dpaudit.mechanisms.catalogue.dp_sgd
     ("dpaudit.adapters",),  # OpenDP and diffprivlib objects as Mechanisms
     ("dpaudit.targets",),  # what a user names (catalogue name, module:attr, file, library object) -> a Mechanism
-    ("dpaudit.proofs", "dpaudit.auditor"),
+    ("dpaudit.proofs", "dpaudit.auditor", "dpaudit.certifier"),
     ("dpaudit.extend",),  # the extension API: event families of one's own
     ("dpaudit.reports",),
     ("dpaudit",),  # the front door (dpaudit/__init__.py) re-exports the layers below it
