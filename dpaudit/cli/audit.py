@@ -11,11 +11,18 @@ from typing import Any
 
 import click
 
-from ..auditor.audit import SEARCH_ROWS, SEARCH_VALUES, run_audit
-from ..auditor.bounds import METHODS
-from ..auditor.config import DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_VERDICT_CONFIDENCE, AuditConfig
+from ..auditor import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_SAMPLES,
+    DEFAULT_VERDICT_CONFIDENCE,
+    METHODS,
+    SEARCH_ROWS,
+    SEARCH_VALUES,
+    AuditConfig,
+    run_audit,
+)
 from ..errors import MechanismError
-from ..mechanisms.base import RANDOMNESS
+from ..mechanisms import RANDOMNESS
 from ._claims import claim_flags, claim_options, restated_claim
 from ._common import (
     EXIT_BAD_INPUT,
@@ -108,8 +115,7 @@ def _own_claim(target: str, d_in: Any, randomness: str | None) -> Any:
 
 
 def _print_result(result: Any, reproduction: str) -> None:
-    from ..auditor.presenter import result_lines
-    from ..auditor.result import not_reproducible_suffix
+    from ..auditor import not_reproducible_suffix, result_lines
 
     for line in result_lines(result, reproduction + not_reproducible_suffix(result)):
         click.echo(line)

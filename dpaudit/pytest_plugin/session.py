@@ -131,11 +131,11 @@ class DPSession:
 
         ``strategy`` is a hypothesis strategy of neighbouring pairs (e.g.
         ``dpaudit.strategies.neighbouring_pairs(...)``); without it dpaudit's own adversarial search
-        runs (:func:`dpaudit.auditor.sensitivity.falsify_sensitivity`, options passed through: ``lo``,
+        runs (:func:`dpaudit.auditor.falsify_sensitivity`, options passed through: ``lo``,
         ``hi``, ``dtype``, ``neighbours``, ``max_examples``, ``rtol``).  Deterministic either way.
         """
         if strategy is None:
-            from dpaudit.auditor.sensitivity import falsify_sensitivity
+            from dpaudit.auditor import falsify_sensitivity
 
             result = falsify_sensitivity(query, sensitivity, **options)
             if _verdict(result) == "violation":
@@ -268,7 +268,7 @@ def _bound_line(result: Any) -> str:
 
 def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int, randomness: str | None = None) -> str:
     """The ``dpaudit audit`` command that reruns exactly this audit, and the pytest line that does."""
-    from ..auditor.result import not_reproducible_suffix
+    from ..auditor import not_reproducible_suffix
 
     pytest_line = f"pytest '{nodeid}' {SEED_OPTION}={run_seed}"
     spec = _target_spec(target)
