@@ -32,7 +32,7 @@ from .config import (
 )
 from .curve import EmpiricalCurve
 from .curve.claims import working_point
-from .events.leaks.events import ALL_CHECKS, DEFAULT_CHECKS
+from .events.leaks.events import ALL_CHECKS, CHECK_SWITCHES, DEFAULT_CHECKS
 from .pairs import START_HINT
 from .presenter import result_lines
 from .relation import check_pair, parse_relation
@@ -43,11 +43,13 @@ from .sensitivity import falsify_sensitivity
 from .stepwise import step_bounds
 
 # The stated API: what users and the shells (the CLI, the pytest plugin, the reports) may import from the
-# auditor -- the audit, its configuration and result and how they read; the checks it can run; its inputs checked as audit() checks them; what a report re-computes from a result
+# auditor -- the audit, its configuration and result and how they read; the checks it can run and the
+# switches naming them; its inputs checked as audit() checks them; what a report re-computes from a result
 # (bounds from counts, the mechanism as audited, a curve claim's working point).  Every other module of
 # this package is its inside (tests/test_architecture.py holds the shells to this list).
 __all__ = [
     "ALL_CHECKS",
+    "CHECK_SWITCHES",
     "DEFAULT_CHECKS",
     "DEFAULT_CONFIDENCE",
     "DEFAULT_SAMPLES",

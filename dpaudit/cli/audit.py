@@ -12,6 +12,8 @@ from typing import Any
 import click
 
 from ..auditor import (
+    CHECK_SWITCHES,
+    DEFAULT_CHECKS,
     DEFAULT_CONFIDENCE,
     DEFAULT_SAMPLES,
     DEFAULT_VERDICT_CONFIDENCE,
@@ -73,9 +75,18 @@ _SWITCHES = (("no_early_stop", "--no-early-stop"), ("no_float_checks", "--no-flo
              ("no_learned_events", "--no-learned-events"), ("with_curve", "--curve"))
 """The command's yes/no flags, by the name click gives them, in the order a reproduce line lists them."""
 
-_CHECK_FLAGS = (("lattice", "no_float_checks", False), ("float-support", "no_float_checks", False),
-                ("correlated-noise", "no_correlation_check", False), ("sensitivity", "sensitivity_check", True),
-                ("draw-count", "no_draw_count", False), ("wall-time", "wall_time", True))
+
+
+def _check_flags() -> tuple[tuple[str, str, bool], ...]:
+    """Each check, the flag that decides it (by the name click gives it) and whether the flag turns it on
+    (else off), from the checks' own switches (:data:`dpaudit.auditor.CHECK_SWITCHES`), in their order:
+    ``--no-SWITCH`` leaves out a default check, ``--SWITCH`` adds another."""
+    return tuple((name, ("" if name not in DEFAULT_CHECKS else "no_") + switch.replace("-", "_"),
+                  name not in DEFAULT_CHECKS)
+                 for switch, names in CHECK_SWITCHES.items() for name in names)
+
+
+_CHECK_FLAGS = _check_flags()
 """Each check, the flag that decides it, and whether the flag turns it on (else off), in the audit's order."""
 
 
