@@ -62,31 +62,21 @@ class DPSession:
         object is audited through its adapter (:mod:`dpaudit.adapters`); ``randomness`` says what a plain
         function's randomness argument is, as for :func:`dpaudit.audit`.  Returns the AuditResult.
         """
+        options = {name: value for name, value in locals().items() if name not in ("self", "target")}
         if self._settings.skip_audits:
             pytest.skip(f"audit skipped by {SKIP_AUDITS_OPTION}")
         import dpaudit
+        from dpaudit.auditor import AuditConfig, run_audit
         from dpaudit.targets import is_plain_callable
 
         if epsilon is None and claim is None and is_plain_callable(target):
             raise pytest.UsageError("epsilon= or claim= is required to audit a plain function")
+        # The audit's options are this call's keywords, the run's settings filling the budget and the level.
         seed = self._next_seed()
-        confidence = confidence if confidence is not None else self._settings.confidence
-        samples = samples if samples is not None else self._settings.samples
+        options["confidence"] = confidence if confidence is not None else self._settings.confidence
+        options["samples"] = samples if samples is not None else self._settings.samples
         try:
-            result = dpaudit.audit(
-                target,
-                claim=claim,
-                epsilon=epsilon,
-                delta=delta,
-                pair=pair,
-                neighbours=neighbours,
-                data=data,
-                samples=samples,
-                seed=seed,
-                confidence=confidence,
-                d_in=d_in,
-                randomness=randomness,
-            )
+            result = run_audit(AuditConfig.build(target, **options, seed=seed))
         except dpaudit.DPAuditError as exc:
             pytest.fail(f"dpaudit could not audit {_describe(target)}: {exc}", pytrace=False)
         verdict = _verdict(result)
