@@ -240,3 +240,105 @@ def test_checks_name_what_they_find() -> None:
         "dpaudit.claims (dpaudit.claims) -> dpaudit.auditor.audit (dpaudit.auditor)",
         "dpaudit.proofs.prove (dpaudit.proofs) -> dpaudit.auditor.result (dpaudit.auditor)",
     ]
+
+
+# -- the shells use the public faces only
+
+SHELLS = ("dpaudit.cli", "dpaudit.pytest_plugin", "dpaudit.reports")
+"""The shells over the verbs (DESIGN.md, "Three verbs, one vocabulary"): they import what they use from
+a public face, never from the modules behind it."""
+
+
+def is_face(module: str) -> bool:
+    """A public face: the front door ``dpaudit``, or ``dpaudit.<name>`` -- a top-level module or a
+    subpackage's ``__init__`` -- whose name starts with no underscore; what it offers is its ``__all__``."""
+    parts = module.split(".")
+    return parts[0] == ROOT.name and len(parts) <= 2 and not parts[-1].startswith("_")
+
+
+def is_root_private(module: str) -> bool:
+    """A private module of the root package (``dpaudit._codec``, ``_paths``, ``_validation``, ``_version``):
+    the helpers every part of dpaudit shares, shells included, at the bottom of the layers; no user's."""
+    parts = module.split(".")
+    return parts[0] == ROOT.name and len(parts) == 2 and parts[1].startswith("_")
+
+
+def face_names(module: str) -> set[str]:
+    """The names a face offers: its ``__all__``."""
+    import importlib
+
+    return set(getattr(importlib.import_module(module), "__all__", ()))
+
+
+def _imports_of(path: Path, name: str) -> Iterator[tuple[int, str, str]]:
+    """(line, module, name) for every name a module imports from dpaudit (``*`` for ``import dpaudit.x``)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == ROOT.name or alias.name.startswith(ROOT.name + "."):
+                    yield node.lineno, alias.name, "*"
+        elif isinstance(node, ast.ImportFrom):
+            base = package
+            for _ in range(node.level - 1):
+                base = base.rpartition(".")[0]
+            module = (f"{base}.{node.module}" if node.module else base) if node.level else node.module or ""
+            if module == ROOT.name or module.startswith(ROOT.name + "."):
+                for alias in node.names:
+                    yield node.lineno, module, alias.name
+
+
+def deep_imports(shells: tuple[str, ...] = SHELLS) -> list[str]:
+    """Every import of a shell from a module that is not a public face, or of a name outside its face's
+    ``__all__``, as ``file:line: name from module`` (a shell's own modules and the root's private helpers
+    excepted)."""
+    wrong = []
+    for name, path in modules().items():
+        shell = next((s for s in shells if name == s or name.startswith(s + ".")), None)
+        if shell is None:
+            continue
+        where = path.relative_to(ROOT.parent)
+        for line, module, imported in _imports_of(path, name):
+            if module == shell or module.startswith(shell + ".") or is_root_private(module):
+                continue
+            if module == ROOT.name and imported == "*":  # import dpaudit: its attributes are its face
+                continue
+            if not is_face(module):
+                wrong.append(f"{where}:{line}: {imported} from {module} (not a public face)")
+            elif imported not in face_names(module):
+                wrong.append(f"{where}:{line}: {imported} from {module} (not in {module}.__all__)")
+    return wrong
+
+
+def test_shells_import_public_names_only() -> None:
+    wrong = deep_imports()
+    assert not wrong, ("the shells import from the public faces only (a package's __init__ or a top-level "
+                       "module, names in its __all__):\n" + "\n".join(wrong))
+
+
+def test_the_faces_offer_what_they_list() -> None:
+    import importlib
+
+    faces = sorted(name for name in modules() if is_face(name))
+    assert {"dpaudit.auditor", "dpaudit.proofs", "dpaudit.mechanisms", "dpaudit.reports"} <= set(faces)
+    missing = [f"{face}.{name}" for face in faces for name in sorted(face_names(face))
+               if not hasattr(importlib.import_module(face), name)]
+    assert not missing, "names listed in __all__ that the face does not give: " + ", ".join(missing)
+
+
+def test_deep_imports_are_named_with_their_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert is_face("dpaudit") and is_face("dpaudit.auditor") and is_face("dpaudit.claims")
+    assert not is_face("dpaudit.auditor.result") and not is_face("dpaudit._codec") and is_root_private("dpaudit._codec")
+    package = tmp_path / "dpaudit"
+    (package / "cli").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "cli" / "__init__.py").write_text("")
+    (package / "cli" / "run.py").write_text(
+        "from ..auditor import audit, bounds\nfrom ..auditor.result import Verdict\nfrom . import other\n"
+        "from .._codec import to_json\nimport dpaudit.proofs.prove\n")
+    monkeypatch.setattr(f"{__name__}.ROOT", package)
+    assert deep_imports(("dpaudit.cli",)) == [
+        "dpaudit/cli/run.py:1: bounds from dpaudit.auditor (not in dpaudit.auditor.__all__)",
+        "dpaudit/cli/run.py:2: Verdict from dpaudit.auditor.result (not a public face)",
+        "dpaudit/cli/run.py:5: * from dpaudit.proofs.prove (not a public face)",
+    ]

@@ -21,11 +21,61 @@ to workers, checkpoints, progress).
 
 from __future__ import annotations
 
-from .audit import audit, run_audit, search_budget
+from .audit import SEARCH_ROWS, SEARCH_VALUES, audit, run_audit, search_budget
+from .bounds import METHODS, delta_lower_bound, union_bound
 from .confidence import ConfidencePlan
-from .config import DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_VERDICT_CONFIDENCE, AuditConfig
+from .config import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_SAMPLES,
+    DEFAULT_VERDICT_CONFIDENCE,
+    AuditConfig,
+)
 from .curve import EmpiricalCurve
-from .result import AuditResult, Verdict, VerifiedEvent
+from .curve.claims import working_point
+from .events.leaks.events import ALL_CHECKS, CHECK_SWITCHES, DEFAULT_CHECKS
+from .pairs import START_HINT
+from .presenter import result_lines
+from .relation import check_pair, parse_relation
+from .result import AuditResult, Verdict, VerifiedEvent, not_reproducible_suffix
+from .run.observed import as_audited
+from .run.sampling import fresh_seed
+from .sensitivity import falsify_sensitivity
+from .stepwise import step_bounds
 
-__all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_VERDICT_CONFIDENCE", "AuditConfig", "AuditResult",
-           "ConfidencePlan", "EmpiricalCurve", "Verdict", "VerifiedEvent", "audit", "run_audit", "search_budget"]
+# The stated API: what users and the shells (the CLI, the pytest plugin, the reports) may import from the
+# auditor -- the audit, its configuration and result and how they read; the checks it can run and the
+# switches naming them; its inputs checked as audit() checks them; what a report re-computes from a result
+# (bounds from counts, the mechanism as audited, a curve claim's working point).  Every other module of
+# this package is its inside (tests/test_architecture.py holds the shells to this list).
+__all__ = [
+    "ALL_CHECKS",
+    "CHECK_SWITCHES",
+    "DEFAULT_CHECKS",
+    "DEFAULT_CONFIDENCE",
+    "DEFAULT_SAMPLES",
+    "DEFAULT_VERDICT_CONFIDENCE",
+    "METHODS",
+    "SEARCH_ROWS",
+    "SEARCH_VALUES",
+    "START_HINT",
+    "AuditConfig",
+    "AuditResult",
+    "ConfidencePlan",
+    "EmpiricalCurve",
+    "Verdict",
+    "VerifiedEvent",
+    "as_audited",
+    "audit",
+    "check_pair",
+    "delta_lower_bound",
+    "falsify_sensitivity",
+    "fresh_seed",
+    "not_reproducible_suffix",
+    "parse_relation",
+    "result_lines",
+    "run_audit",
+    "search_budget",
+    "step_bounds",
+    "union_bound",
+    "working_point",
+]

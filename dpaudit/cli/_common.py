@@ -182,7 +182,7 @@ _ARGUMENT_OPTIONS = {"pair=": "--a/--b", "data=": "--data", "neighbours=": "--ne
 def options_hint(message: str) -> str:
     """``message`` with the Python arguments it names (``pair=``, ``data=``, the start hint) said as the
     options that give them on the command line (:func:`guarded` applies it to every error)."""
-    from ..auditor.pairs import START_HINT
+    from ..auditor import START_HINT
 
     text = message.replace(START_HINT, "give --a JSON --b JSON or --data JSON")
     for argument, option in _ARGUMENT_OPTIONS.items():

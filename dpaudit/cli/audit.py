@@ -11,11 +11,20 @@ from typing import Any
 
 import click
 
-from ..auditor.audit import SEARCH_ROWS, SEARCH_VALUES, run_audit
-from ..auditor.bounds import METHODS
-from ..auditor.config import DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_VERDICT_CONFIDENCE, AuditConfig
+from ..auditor import (
+    CHECK_SWITCHES,
+    DEFAULT_CHECKS,
+    DEFAULT_CONFIDENCE,
+    DEFAULT_SAMPLES,
+    DEFAULT_VERDICT_CONFIDENCE,
+    METHODS,
+    SEARCH_ROWS,
+    SEARCH_VALUES,
+    AuditConfig,
+    run_audit,
+)
 from ..errors import MechanismError
-from ..mechanisms.base import RANDOMNESS
+from ..mechanisms import RANDOMNESS
 from ._claims import claim_flags, claim_options, restated_claim
 from ._common import (
     EXIT_BAD_INPUT,
@@ -66,9 +75,18 @@ _SWITCHES = (("no_early_stop", "--no-early-stop"), ("no_float_checks", "--no-flo
              ("no_learned_events", "--no-learned-events"), ("with_curve", "--curve"))
 """The command's yes/no flags, by the name click gives them, in the order a reproduce line lists them."""
 
-_CHECK_FLAGS = (("lattice", "no_float_checks", False), ("float-support", "no_float_checks", False),
-                ("correlated-noise", "no_correlation_check", False), ("sensitivity", "sensitivity_check", True),
-                ("draw-count", "no_draw_count", False), ("wall-time", "wall_time", True))
+
+
+def _check_flags() -> tuple[tuple[str, str, bool], ...]:
+    """Each check, the flag that decides it (by the name click gives it) and whether the flag turns it on
+    (else off), from the checks' own switches (:data:`dpaudit.auditor.CHECK_SWITCHES`), in their order:
+    ``--no-SWITCH`` leaves out a default check, ``--SWITCH`` adds another."""
+    return tuple((name, ("" if name not in DEFAULT_CHECKS else "no_") + switch.replace("-", "_"),
+                  name not in DEFAULT_CHECKS)
+                 for switch, names in CHECK_SWITCHES.items() for name in names)
+
+
+_CHECK_FLAGS = _check_flags()
 """Each check, the flag that decides it, and whether the flag turns it on (else off), in the audit's order."""
 
 
@@ -108,8 +126,7 @@ def _own_claim(target: str, d_in: Any, randomness: str | None) -> Any:
 
 
 def _print_result(result: Any, reproduction: str) -> None:
-    from ..auditor.presenter import result_lines
-    from ..auditor.result import not_reproducible_suffix
+    from ..auditor import not_reproducible_suffix, result_lines
 
     for line in result_lines(result, reproduction + not_reproducible_suffix(result)):
         click.echo(line)

@@ -6,8 +6,8 @@ import math
 
 import click
 
+from .. import catalogue
 from ..claims import PrivacyCurve, RenyiDP
-from ..mechanisms.registry import catalogue
 from ._common import debug_option, echo_json, guarded, json_option
 
 

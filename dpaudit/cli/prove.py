@@ -52,9 +52,8 @@ def prove(
 
     Exit 0 proved, 1 refuted (the witness is printed), 2 bad input, 3 unknown.
     """
+    from ..proofs import DEFAULT_TIME_BUDGET, Verdict
     from ..proofs import prove as run_prove
-    from ..proofs.prove import DEFAULT_TIME_BUDGET
-    from ..proofs.result import Verdict
     from ..targets import resolve
 
     if time_budget is not None:  # checked before the claim's options, which would otherwise speak first

@@ -12,9 +12,9 @@ from typing import Any
 
 import click
 
-from ..auditor.config import DEFAULT_CONFIDENCE
+from ..auditor import DEFAULT_CONFIDENCE
 from ..errors import InvalidArgument
-from ..reports.catalogue import (
+from ..reports import (
     CATALOGUE_PROOF_TIMEOUT,
     CATALOGUE_SAMPLES,
     CATALOGUE_SEED,
@@ -54,8 +54,7 @@ def _bar(total: int, unit: str) -> Any:
 
 def _one(target: str, output: Path, options: dict[str, Any], as_json: bool) -> int:
     # looked up when called: dpaudit.reports.build_report is the seam the tests substitute
-    from ..reports import build_report, format_for, render
-    from ..reports.build import STAGES
+    from ..reports import STAGES, build_report, format_for, render
 
     format = format_for(output, "-o/--output")  # refuse a bad suffix before any work
     check_outputs(files={"-o/--output": output})
@@ -86,7 +85,7 @@ def _one(target: str, output: Path, options: dict[str, Any], as_json: bool) -> i
 
 
 def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool) -> int:
-    from ..mechanisms.registry import names
+    from ..mechanisms import names
 
     if output.suffix:
         raise InvalidArgument(f"-o/--output={str(output)!r} must be a folder for --all (no file suffix)")

@@ -39,13 +39,14 @@ from .densities.procedure import DensityProcedure
 from .divergences.procedure import PrivacyCurveProcedure, RenyiDivergenceProcedure
 from .procedures import ProofProcedure, ProofRequest, register_procedure, registered_procedures, unregister_procedure
 from .programs.procedure import ProgramProcedure
-from .prove import prove
-from .result import Certificate, Counterexample, ProofResult, Step, Verdict
+from .prove import DEFAULT_TIME_BUDGET, prove
+from .result import Certificate, Counterexample, ProofResult, Step, Verdict, expression_dict
 from .structures.procedure import StructureProcedure
 from .theorems.composition import Composition, CompositionProcedure
 from .theorems.rules import TheoremNotApplicable
 
 __all__ = [
+    "DEFAULT_TIME_BUDGET",
     "Certificate",
     "Composition",
     "Counterexample",
@@ -55,6 +56,7 @@ __all__ = [
     "Step",
     "TheoremNotApplicable",
     "Verdict",
+    "expression_dict",
     "prove",
     "register_procedure",
     "registered_procedures",

@@ -62,31 +62,21 @@ class DPSession:
         object is audited through its adapter (:mod:`dpaudit.adapters`); ``randomness`` says what a plain
         function's randomness argument is, as for :func:`dpaudit.audit`.  Returns the AuditResult.
         """
+        options = {name: value for name, value in locals().items() if name not in ("self", "target")}
         if self._settings.skip_audits:
             pytest.skip(f"audit skipped by {SKIP_AUDITS_OPTION}")
         import dpaudit
+        from dpaudit.auditor import AuditConfig, run_audit
         from dpaudit.targets import is_plain_callable
 
         if epsilon is None and claim is None and is_plain_callable(target):
             raise pytest.UsageError("epsilon= or claim= is required to audit a plain function")
+        # The audit's options are this call's keywords, the run's settings filling the budget and the level.
         seed = self._next_seed()
-        confidence = confidence if confidence is not None else self._settings.confidence
-        samples = samples if samples is not None else self._settings.samples
+        options["confidence"] = confidence if confidence is not None else self._settings.confidence
+        options["samples"] = samples if samples is not None else self._settings.samples
         try:
-            result = dpaudit.audit(
-                target,
-                claim=claim,
-                epsilon=epsilon,
-                delta=delta,
-                pair=pair,
-                neighbours=neighbours,
-                data=data,
-                samples=samples,
-                seed=seed,
-                confidence=confidence,
-                d_in=d_in,
-                randomness=randomness,
-            )
+            result = run_audit(AuditConfig.build(target, **options, seed=seed))
         except dpaudit.DPAuditError as exc:
             pytest.fail(f"dpaudit could not audit {_describe(target)}: {exc}", pytrace=False)
         verdict = _verdict(result)
@@ -131,11 +121,11 @@ class DPSession:
 
         ``strategy`` is a hypothesis strategy of neighbouring pairs (e.g.
         ``dpaudit.strategies.neighbouring_pairs(...)``); without it dpaudit's own adversarial search
-        runs (:func:`dpaudit.auditor.sensitivity.falsify_sensitivity`, options passed through: ``lo``,
+        runs (:func:`dpaudit.auditor.falsify_sensitivity`, options passed through: ``lo``,
         ``hi``, ``dtype``, ``neighbours``, ``max_examples``, ``rtol``).  Deterministic either way.
         """
         if strategy is None:
-            from dpaudit.auditor.sensitivity import falsify_sensitivity
+            from dpaudit.auditor import falsify_sensitivity
 
             result = falsify_sensitivity(query, sensitivity, **options)
             if _verdict(result) == "violation":
@@ -268,7 +258,7 @@ def _bound_line(result: Any) -> str:
 
 def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int, randomness: str | None = None) -> str:
     """The ``dpaudit audit`` command that reruns exactly this audit, and the pytest line that does."""
-    from ..auditor.result import not_reproducible_suffix
+    from ..auditor import not_reproducible_suffix
 
     pytest_line = f"pytest '{nodeid}' {SEED_OPTION}={run_seed}"
     spec = _target_spec(target)

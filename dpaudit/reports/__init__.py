@@ -18,15 +18,20 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidArgument
-from .build import build_report
+from .build import STAGES, build_report
 from .from_audit import report_from_audit
 from .model import SCHEMA_VERSION, load_schema
 from .render_html import render_html
 from .render_json import render_json
 
 __all__ = [
+    "CATALOGUE_PROOF_TIMEOUT",
+    "CATALOGUE_SAMPLES",
+    "CATALOGUE_SEED",
     "FORMATS",
     "SCHEMA_VERSION",
+    "STAGES",
+    "CatalogueInterrupted",
     "build_report",
     "format_for",
     "load_schema",
@@ -34,7 +39,12 @@ __all__ = [
     "report",
     "report_from_audit",
     "write",
+    "write_catalogue",
 ]
+
+# The catalogue runner's names, loaded on first use (PEP 562): :mod:`.catalogue` reads build_report and
+# render from this package when it runs (the tests substitute them here), so it is imported after it.
+_CATALOGUE = ("CATALOGUE_PROOF_TIMEOUT", "CATALOGUE_SAMPLES", "CATALOGUE_SEED", "CatalogueInterrupted", "write_catalogue")
 
 FORMATS = {".html": "html", ".htm": "html", ".json": "json", ".md": "markdown", ".markdown": "markdown"}
 
@@ -69,3 +79,11 @@ def write(document: dict[str, Any], path: str | Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CATALOGUE:
+        from importlib import import_module
+
+        return getattr(import_module("dpaudit.reports.catalogue"), name)
+    raise AttributeError(f"module 'dpaudit.reports' has no attribute {name!r}")

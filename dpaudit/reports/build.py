@@ -21,7 +21,7 @@ from .._validation import (
     check_positive_finite,
     check_positive_int,
 )
-from ..auditor.config import DEFAULT_CONFIDENCE, AuditConfig
+from ..auditor import DEFAULT_CONFIDENCE, AuditConfig
 from ..errors import InvalidArgument
 from ._timeout import run_with_timeout
 from .document import STAGE_ERRORS, assemble, plots_section
@@ -161,10 +161,13 @@ def build_report(
     dict
         JSON-ready, valid against :func:`.model.load_schema`.
     """
-    from ..auditor import audit
-    from ..auditor.relation import check_pair, parse_relation
-    from ..auditor.result import not_reproducible_suffix
-    from ..auditor.run.sampling import fresh_seed
+    from ..auditor import (
+        audit,
+        check_pair,
+        fresh_seed,
+        not_reproducible_suffix,
+        parse_relation,
+    )
     from ..targets import is_plain_callable, load_target, resolve
     from .checks import CHECKS, audit_checks, implementation_checks
     from .plots import PLOT_SAMPLES

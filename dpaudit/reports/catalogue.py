@@ -199,7 +199,7 @@ def write_catalogue(
     reports marked, and raises :class:`CatalogueInterrupted`; rerunning with the same options builds
     only the missing reports.
     """
-    from ..mechanisms.registry import names as catalogue_names
+    from ..mechanisms import names as catalogue_names
 
     if jobs is not None:
         check_positive_int("jobs", jobs)

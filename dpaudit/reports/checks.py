@@ -15,7 +15,7 @@ a second time:
 * ``draw-count`` -- events reading the number of random draws each run of a one-run function
   consumed, recorded beside its output (:mod:`dpaudit.auditor.events.side_channels`).
 
-``sensitivity`` is no event: :func:`dpaudit.auditor.sensitivity.falsify_sensitivity` evaluates the
+``sensitivity`` is no event: :func:`dpaudit.auditor.falsify_sensitivity` evaluates the
 deterministic statistic on adversarial neighbouring datasets (hypothesis, a few seconds), so the
 report runs it itself for dataset mechanisms declaring ``query`` and ``sensitivity`` -- unless the
 audit already did (``checks`` containing ``"sensitivity"``), whose finding is then read back.
@@ -33,8 +33,7 @@ from typing import Any
 import numpy as np
 
 from .._codec import from_json
-from ..auditor.events.leaks.events import DEFAULT_CHECKS
-from ..auditor.sensitivity import falsify_sensitivity
+from ..auditor import DEFAULT_CHECKS, falsify_sensitivity
 from ..errors import DPAuditError, InvalidArgument
 from ..neighbours import AddRemove, Replace
 from .model import section
@@ -137,7 +136,7 @@ def _leak_check(name: str, mechanism: Any, audit: dict[str, Any] | None, skip: t
 
 
 def sensitivity_check(mechanism: Any) -> dict[str, Any]:
-    """Falsify the declared sensitivity (:func:`dpaudit.auditor.sensitivity.falsify_sensitivity`) here.
+    """Falsify the declared sensitivity (:func:`dpaudit.auditor.falsify_sensitivity`) here.
 
     Applies to dataset mechanisms (add/remove or replace neighbours) declaring ``query`` and
     ``sensitivity``; the search is deterministic (derandomised hypothesis), so no seed is needed.

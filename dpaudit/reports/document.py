@@ -27,7 +27,7 @@ def density_section(mechanism: Any) -> dict[str, Any] | None:
         return None
     import sympy
 
-    from ..proofs.result import expression_dict
+    from ..proofs import expression_dict
 
     try:
         density = mechanism.density()

@@ -60,7 +60,7 @@ def report_from_audit(
     dict
         JSON-ready, valid against :func:`.model.load_schema`.
     """
-    from ..auditor.result import AuditResult
+    from ..auditor import AuditResult
     from ..targets import resolve
     from .checks import implementation_checks
     from .plots import PLOT_SAMPLES

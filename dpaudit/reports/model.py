@@ -116,7 +116,7 @@ def claim_equations(kind: str) -> list[dict[str, str]]:
     Each equation carries a ``legend`` saying what its symbols mean.
     """
     from ..claims import claim_class
-    from ..proofs.result import expression_dict
+    from ..proofs import expression_dict
 
     return [{**expression_dict(relation), "legend": legend} for relation, legend in claim_class(kind).definition()]
 

@@ -17,7 +17,7 @@ stage keeps counts, not samples -- seeded from the audit's recorded seed through
   DP-SGD's white-box updates): the claim after t steps, the re-sample's lower bound after t steps
   (:mod:`dpaudit.auditor.stepwise`) and the audit's verified end-to-end bound.
 
-The bounds are the auditor's (:mod:`dpaudit.auditor.bounds`); no statistic is computed here.
+The bounds are the auditor's (:func:`dpaudit.auditor.union_bound`, ...); no statistic is computed here.
 """
 
 from __future__ import annotations
@@ -30,12 +30,15 @@ from typing import Any
 import numpy as np
 
 from .._codec import from_json
-from ..auditor import bounds
-from ..auditor.curve.claims import is_curve_claim, working_point
-from ..auditor.events.sets import Feature, event_from_dict
-from ..auditor.run.observed import as_audited
-from ..auditor.stepwise import step_bounds
+from ..auditor import (
+    as_audited,
+    delta_lower_bound,
+    step_bounds,
+    union_bound,
+    working_point,
+)
 from ..claims import claim_from_dict
+from ..extend import Feature, event_from_dict
 
 __all__ = ["PLOT_SAMPLES", "PLOT_STREAM", "Resample", "all_plots", "resample"]
 
@@ -319,8 +322,8 @@ def bound_curve(sample: Resample, event: Any, audit: dict[str, Any], true_epsilo
     sizes = np.unique(np.geomspace(min(100, n_max), n_max, 24).astype(int))
     ka, kb = hit_a[sizes - 1], hit_b[sizes - 1]
     with np.errstate(all="ignore"):
-        lower = bounds.union_bound(ka, sizes, kb, sizes, confidence, delta)
-        upper = -bounds.union_bound(kb, sizes, ka, sizes, confidence, 0.0)
+        lower = union_bound(ka, sizes, kb, sizes, confidence, delta)
+        upper = -union_bound(kb, sizes, ka, sizes, confidence, 0.0)
         estimate = np.log(ka / sizes) - np.log(kb / sizes)
     fig, ax = _figure("epsilon lower bound against the sample size")
     cap = lambda v: np.clip(np.where(np.isfinite(v), v, np.nan), -1.0, None)  # noqa: E731
@@ -387,7 +390,7 @@ def delta_curve(sample: Resample, event: Any, audit: dict[str, Any]) -> dict[str
     if audit.get("event_spec"):
         ka, kb = audit["hits"]
         na, nb = audit["sample_sizes"]
-        lower = [float(bounds.delta_lower_bound(ka, na, kb, nb, float(e), float(audit["confidence"]))) for e in grid]
+        lower = [float(delta_lower_bound(ka, na, kb, nb, float(e), float(audit["confidence"]))) for e in grid]
         ax.plot(grid, lower, color=_COLOURS[3], lw=1.5, label="lower bound (audited event)")
     ax.plot([eps0], [delta0], marker="o", color=_COLOURS[1], ls="none")
     _delta_axes(ax, delta0 / 10)
@@ -486,9 +489,9 @@ def privacy_over_steps(sample: Resample, stepwise: Any, audit: dict[str, Any]) -
 
 def _at_working_point(audit: dict[str, Any]) -> dict[str, Any]:
     """``audit`` with a curve claim replaced by the (epsilon, delta) point its stages worked at, for the
-    figures that read one epsilon (:func:`dpaudit.auditor.curve_claims.working_point`)."""
+    figures that read one epsilon (:func:`dpaudit.auditor.working_point`)."""
     claim = claim_from_dict(audit["claim"])
-    return {**audit, "claim": working_point(claim).as_dict()} if is_curve_claim(claim) else audit
+    return {**audit, "claim": working_point(claim).as_dict()} if claim.is_curve else audit
 
 
 def all_plots(mechanism: Any, audit: dict[str, Any], n: int = PLOT_SAMPLES) -> list[dict[str, Any]]:

@@ -47,6 +47,7 @@ from .lattice import NotMultipleOf, NotReachableFrom, lemma_grid_power
 
 __all__ = [
     "ALL_CHECKS",
+    "CHECK_SWITCHES",
     "DEFAULT_CHECKS",
     "CoordinateDifference",
     "LatticeEvent",
@@ -61,6 +62,16 @@ __all__ = [
 LEAK_FAMILIES = ("lattice", "float-support", "correlated-noise")
 DEFAULT_CHECKS = (*LEAK_FAMILIES, "draw-count")
 ALL_CHECKS = (*DEFAULT_CHECKS, "sensitivity", "wall-time")
+CHECK_SWITCHES = {
+    "float-checks": ("lattice", "float-support"),
+    "correlation-check": ("correlated-noise",),
+    "sensitivity-check": ("sensitivity",),
+    "draw-count": ("draw-count",),
+    "wall-time": ("wall-time",),
+}
+"""The switch that decides each check, as a command line names it: ``no-<switch>`` leaves out default
+checks, ``<switch>`` adds the others (``dpaudit audit`` builds its table of flags from this, in this order,
+which is the order of the checks it asks for)."""
 
 
 def check_names(checks: Any) -> tuple[str, ...]:
