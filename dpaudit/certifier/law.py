@@ -58,7 +58,7 @@ class Law:
     ``outcomes[o]`` is a lower bound of P(o) (exact rational); ``residual`` = 1 - their sum bounds
     the probability of every outcome not explored and the excess of every explored one.  ``reasons``
     lists mass set aside and why (largest first); ``paths`` counts the expanded paths and ``nodes``
-    the merged program states.
+    the merged program states; ``witnesses[o]`` is one path reaching ``o`` (its events and answers).
     """
 
     outcomes: dict[Hashable, Fraction]
@@ -67,6 +67,7 @@ class Law:
     nodes: int = 1
     reasons: list[tuple[Fraction, str]] = field(default_factory=list)
     complete: bool = False
+    witnesses: dict[Hashable, tuple[str, ...]] = field(default_factory=dict)
 
     def interval(self, outcome: Hashable) -> tuple[Fraction, Fraction]:
         low = self.outcomes.get(outcome, Fraction(0))
@@ -250,6 +251,7 @@ def enumerate_law(
     next_check = 64
     residual = Fraction(1)
     finish = _finish(helper)
+    witnesses: dict[Hashable, tuple[str, ...]] = {}
 
     def grow() -> None:
         while len(transitions) < len(nodes.carriers):
@@ -306,6 +308,8 @@ def enumerate_law(
             outcome = (value, run.draw_count) if observe_draws else value
         terminals[node][outcome] += q
         terminal_mass[node] += q
+        if outcome not in witnesses:
+            witnesses[outcome] = tuple(_described(d) for d in run.decisions)
     grow()
     visits = _visits(transitions)
     outcomes: dict[Hashable, Fraction] = defaultdict(Fraction)
@@ -325,7 +329,16 @@ def enumerate_law(
         nodes=len(nodes.carriers),
         reasons=sorted(((p, r) for r, p in reasons.items()), key=lambda item: -item[0]),
         complete=residual == 0,
+        witnesses=witnesses,
     )
+
+
+def _described(decision: Decision) -> str:
+    if decision.kind == "side":
+        return f"{decision.event}: {bool(decision.value)}"
+    if decision.kind == "rest":
+        return f"{decision.event}: not the run tried first"
+    return f"{decision.event}: {decision.value[0] if decision.kind == 'outcome' else decision.value!r}"
 
 
 def _finish(helper: bool) -> Callable[[Any], Any]:

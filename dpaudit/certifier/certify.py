@@ -1,0 +1,381 @@
+"""``certify``: the epsilon of a sampler's own code, bounded from above by exact path enumeration.
+
+The sampler runs once per path on an instrumented random source (:mod:`.source`); its paths are
+enumerated best first with exact rational probabilities, loops merged into a Markov chain and helpers
+summarised (:mod:`.law`); the two inputs' laws bound epsilon and delta (:mod:`.certificate`).  What
+the code does is what is measured: the float comparisons, the rounding of ``log``, the draws a
+rejection loop makes.
+
+What cannot be certified, and why: a continuous output (each value of ``random()`` a different output:
+there is nothing finite to enumerate); a vectorised sampler (``size=``: one path would be a whole
+array); one value computed from several uniforms (``u1 + u2`` is not monotone in either, so a
+comparison of it does not split one interval).  Each stops the enumeration of that mass with its reason;
+the result is then "unknown", never a wrong "certified".
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from ..claims import Claim, PureDP, ApproxDP
+from ..errors import InvalidArgument
+from ..mechanisms.base import Mechanism
+from ..targets import load_target, restated_point, stated_claim
+from .certificate import delta_bounds, pair_bounds
+from .law import Budget, Law, Summaries, enumerate_law
+from .result import CertifyResult, InputLaw, OutcomeBound, Verdict, Witness
+from .source import InstrumentedSource, patched_globals
+
+__all__ = ["DEFAULT_TIME_LIMIT", "DEFAULT_TOLERANCE", "certify"]
+
+#: Enumerate each input until its unexplored mass is at most this (or the budget ends).
+DEFAULT_TOLERANCE = 1e-12
+#: Seconds of enumeration per input of the pair.
+DEFAULT_TIME_LIMIT = 30.0
+DEFAULT_MAX_PATHS = 500_000
+OBSERVED = ("output", "draws")
+
+
+def certify(
+    target: Any,
+    *,
+    pair: tuple[Any, Any] | None = None,
+    pairs: Sequence[tuple[Any, Any]] | None = None,
+    claim: Claim | None = None,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    observe: str = "output",
+    summarise: Iterable[Callable[..., Any]] | str | bool = "auto",
+    tolerance: float = DEFAULT_TOLERANCE,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    max_paths: int = DEFAULT_MAX_PATHS,
+) -> CertifyResult:
+    """Certify or refute the claim of a sampler's own code on neighbouring inputs, exactly.
+
+    Parameters
+    ----------
+    target
+        A one-run sampler ``f(data, rng)`` (``rng`` a ``random.Random``, or a numpy ``Generator`` used
+        with scalar calls) or ``f(data)`` drawing from the global ``random`` functions; a
+        ``"file.py:f"`` / ``"module:f"`` name; a catalogue name or a :class:`~dpaudit.Mechanism` with
+        a one-run sampler (``Mechanism.one_run``).
+    pair, pairs
+        The neighbouring inputs (a, b), or several pairs: the bounds are the worst over them.  A
+        Mechanism's recommended pairs are used when none is given.  The certificate covers the pairs
+        enumerated: DP over a whole neighbour relation needs every pair of it.
+    claim, epsilon, delta
+        The claim: ``claim=`` a point claim (PureDP, ApproxDP), or ``epsilon=`` / ``delta=``; a
+        Mechanism's own claim otherwise.  Without a claim the result brackets epsilon, verdict unknown.
+    observe
+        ``"output"``, or ``"draws"``: the adversary also sees how many draws the sampler made (a
+        timing side channel); the law is then that of (output, number of draws).
+    summarise
+        ``"auto"``: the other functions of the sampler's module are summarised (one exact law per
+        argument tuple); a list of functions (their modules' names are patched); ``False``: none.
+        Summarising assumes a helper's result depends only on its arguments and its draws.
+    tolerance, time_limit, max_paths
+        Enumerate each input until its unexplored mass is at most ``tolerance``, or for ``time_limit``
+        seconds, or ``max_paths`` paths.
+
+    Returns
+    -------
+    CertifyResult
+        ``certified`` when the hockey-stick delta at the claimed epsilon is certified at most the claimed
+        delta (pure: every output enumerated, no ratio above e^epsilon), ``refuted`` when it is certified
+        above it (with the output, both probability intervals and a path), else ``unknown``.
+    """
+    started = time.monotonic()
+    request = _request(target, pair, pairs, claim, epsilon, delta, observe, summarise, tolerance, time_limit,
+                       max_paths)
+    inputs = list(dict.fromkeys(_hashable_input(x) for p in request.pairs for x in p))
+    originals = {_hashable_input(x): x for p in request.pairs for x in p}
+    laws: dict[Any, tuple[Law, int, float]] = {}
+    for key in inputs:
+        laws[key] = _enumerate(request, originals[key])
+    return _result(request, laws, time.monotonic() - started)
+
+
+@dataclass(frozen=True)
+class _Request:
+    name: str
+    sampler: Callable[..., Any]
+    takes_rng: bool
+    pairs: tuple[tuple[Any, Any], ...]
+    claim: Claim | None
+    observe_draws: bool
+    helpers: tuple[Callable[..., Any], ...]
+    tolerance: Fraction
+    time_limit: float
+    max_paths: int
+
+
+def _request(target: Any, pair: Any, pairs: Any, claim: Any, epsilon: Any, delta: Any, observe: str,
+             summarise: Any, tolerance: float, time_limit: float, max_paths: int) -> _Request:
+    if observe not in OBSERVED:
+        raise InvalidArgument(f"observe={observe!r} must be one of {', '.join(map(repr, OBSERVED))}")
+    if not (isinstance(tolerance, (int, float)) and 0 <= tolerance < 1):
+        raise InvalidArgument(f"tolerance={tolerance!r} must be a number in [0, 1)")
+    if not (isinstance(time_limit, (int, float)) and time_limit > 0):
+        raise InvalidArgument(f"time_limit={time_limit!r} must be a positive number of seconds")
+    if not (isinstance(max_paths, int) and max_paths > 0):
+        raise InvalidArgument(f"max_paths={max_paths!r} must be a positive integer")
+    loaded = load_target(target)
+    name = target if isinstance(target, str) else getattr(loaded, "name", None) or getattr(
+        loaded, "__qualname__", repr(loaded))
+    own_claim: Claim | None = None
+    own_pairs: tuple = ()
+    if isinstance(loaded, Mechanism):
+        sampler = getattr(loaded, "one_run", None)
+        if sampler is None:
+            raise InvalidArgument(
+                f"target={name!r} has no one-run sampler (Mechanism.one_run): certify enumerates a function "
+                "f(data, rng) that draws scalars from rng; its sampler draws n outputs at once"
+            )
+        own_claim, own_pairs = loaded.claim, tuple(loaded.pairs)
+    elif callable(loaded):
+        sampler = loaded
+    else:
+        raise InvalidArgument(f"target={target!r} is neither a function f(data, rng) nor a Mechanism")
+    takes_rng = _takes_rng(name, sampler)
+    chosen = _pairs(name, pair, pairs, own_pairs)
+    return _Request(
+        name=str(name),
+        sampler=sampler,
+        takes_rng=takes_rng,
+        pairs=chosen,
+        claim=_claim(claim, epsilon, delta, own_claim),
+        observe_draws=observe == "draws",
+        helpers=_helpers(sampler, summarise),
+        tolerance=Fraction(tolerance),
+        time_limit=float(time_limit),
+        max_paths=max_paths,
+    )
+
+
+def _takes_rng(name: str, sampler: Callable[..., Any]) -> bool:
+    try:
+        signature = inspect.signature(sampler)
+    except (TypeError, ValueError):
+        return True
+    for count, takes in ((2, True), (1, False)):
+        try:
+            signature.bind(*range(count))
+            return takes
+        except TypeError:
+            continue
+    raise InvalidArgument(f"target={name!r} must be called as f(data, rng) or f(data); its signature is {signature}")
+
+
+def _pairs(name: str, pair: Any, pairs: Any, own: tuple) -> tuple[tuple[Any, Any], ...]:
+    if pair is not None and pairs is not None:
+        raise InvalidArgument("give pair= or pairs=, not both")
+    chosen = [pair] if pair is not None else list(pairs) if pairs is not None else list(own)
+    if not chosen:
+        raise InvalidArgument(f"target={name!r}: pair=(a, b) is required (the neighbouring inputs to enumerate)")
+    for item in chosen:
+        if not (isinstance(item, (tuple, list)) and len(item) == 2):
+            raise InvalidArgument(f"pair={item!r} must be two inputs (a, b)")
+    return tuple((a, b) for a, b in chosen)
+
+
+def _claim(claim: Any, epsilon: Any, delta: Any, own: Claim | None) -> Claim | None:
+    if claim is not None:
+        chosen = stated_claim(claim, epsilon, delta)
+    elif own is not None:
+        chosen = own if epsilon is None and delta is None else restated_point(own, epsilon, delta)
+    elif epsilon is not None:
+        chosen = ApproxDP(epsilon, delta) if delta else PureDP(epsilon)
+    elif delta is not None:
+        raise InvalidArgument("delta= alone states no claim: give epsilon= too")
+    else:
+        return None
+    if chosen.is_curve:
+        raise InvalidArgument(
+            f"claim {chosen} is a curve: certify checks one (epsilon, delta) point of it; give epsilon= or delta="
+        )
+    return chosen
+
+
+def _helpers(sampler: Callable[..., Any], summarise: Any) -> tuple[Callable[..., Any], ...]:
+    if summarise is False or summarise is None:
+        return ()
+    function = inspect.unwrap(getattr(sampler, "func", sampler))
+    if summarise == "auto":
+        namespace = getattr(function, "__globals__", {})
+        module = getattr(function, "__module__", None)
+        return tuple(
+            value for value in namespace.values()
+            if inspect.isfunction(value) and value.__module__ == module and value is not function
+        )
+    if isinstance(summarise, str):
+        raise InvalidArgument(f"summarise={summarise!r} must be 'auto', False or a list of functions")
+    helpers = tuple(summarise)
+    for helper in helpers:
+        if not inspect.isfunction(helper):
+            raise InvalidArgument(f"summarise= lists {helper!r}, which is not a Python function")
+    return helpers
+
+
+def _hashable_input(value: Any) -> Any:
+    if isinstance(value, list):
+        return ("list", tuple(_hashable_input(v) for v in value))
+    if hasattr(value, "tolist"):
+        return ("array", repr(value.tolist()))
+    try:
+        hash(value)
+    except TypeError:
+        return ("repr", repr(value))
+    return value
+
+
+def _enumerate(request: _Request, data: Any) -> tuple[Law, int, float]:
+    """The law of the sampler on ``data``, its summaries' path count and the seconds it took."""
+    started = time.monotonic()
+    deadline = started + request.time_limit
+    source = InstrumentedSource()
+    helper_budget = Budget(tolerance=request.tolerance / 1000, max_paths=request.max_paths, deadline=deadline)
+    summaries = Summaries(list(request.helpers), observe_draws=request.observe_draws, budget=helper_budget)
+    function = inspect.unwrap(getattr(request.sampler, "func", request.sampler))
+    namespaces = _namespaces(function, request.helpers)
+    wrapped = {id(h): summaries.wrap(h) for h in request.helpers}
+    saved: list[tuple[dict[str, Any], str, Any]] = []
+    for namespace in namespaces:
+        for key, value in list(namespace.items()):
+            if id(value) in wrapped:
+                saved.append((namespace, key, value))
+                namespace[key] = wrapped[id(value)]
+    args = (data, source) if request.takes_rng else (data,)
+    try:
+        with patched_globals(namespaces, source):
+            law = enumerate_law(request.sampler, args, summaries=summaries, observe_draws=request.observe_draws,
+                                budget=Budget(tolerance=request.tolerance, max_paths=request.max_paths,
+                                              deadline=deadline))
+    finally:
+        for namespace, key, value in reversed(saved):
+            namespace[key] = value
+    return law, summaries.paths, time.monotonic() - started
+
+
+def _namespaces(function: Callable[..., Any], helpers: tuple[Callable[..., Any], ...]) -> list[dict[str, Any]]:
+    found: dict[int, dict[str, Any]] = {}
+    for item in (function, *helpers):
+        namespace = getattr(item, "__globals__", None)
+        if namespace is not None:
+            found[id(namespace)] = namespace
+    return list(found.values())
+
+
+def _input_law(data: Any, law: Law, summary_paths: int, seconds: float) -> InputLaw:
+    from .certificate import _down, _mp, _up  # the outward rounding of the certificate
+
+    ordered = sorted(law.outcomes.items(), key=lambda item: -item[1])
+    residual = law.residual
+    return InputLaw(
+        input=data,
+        outcomes=tuple(
+            OutcomeBound(outcome, _down(_mp(p)), min(1.0, _up(_mp(p + residual)))) for outcome, p in ordered
+        ),
+        residual=min(1.0, _up(_mp(residual))),
+        complete=law.complete,
+        paths=law.paths,
+        summary_paths=summary_paths,
+        nodes=law.nodes,
+        seconds=seconds,
+        set_aside=tuple((_up(_mp(p)), reason) for p, reason in law.reasons[:5]),
+    )
+
+
+def _result(request: _Request, laws: dict[Any, tuple[Law, int, float]], seconds: float) -> CertifyResult:
+    epsilon_low, epsilon_up, delta_up = 0.0, 0.0, 0.0
+    delta_at_claim: tuple[float, float] | None = None
+    witness: Witness | None = None
+    for a, b in request.pairs:
+        law_a, law_b = laws[_hashable_input(a)][0], laws[_hashable_input(b)][0]
+        bounds = pair_bounds(law_a, law_b)
+        if bounds.epsilon_low >= epsilon_low and bounds.witness is not None:
+            x, y, law_x, law_y = (a, b, law_a, law_b) if bounds.witness_forward else (b, a, law_b, law_a)
+            witness = Witness(
+                outcome=bounds.witness,
+                input_x=x,
+                input_y=y,
+                interval_x=_interval(law_x, bounds.witness),
+                interval_y=_interval(law_y, bounds.witness),
+                ratio_low=bounds.epsilon_low,
+                path=law_x.witnesses.get(bounds.witness, ()),
+            )
+        epsilon_low = max(epsilon_low, bounds.epsilon_low)
+        if bounds.epsilon_up >= epsilon_up:
+            epsilon_up, delta_up = bounds.epsilon_up, max(delta_up, bounds.delta_up)
+        if request.claim is not None:
+            low, up = delta_bounds(law_a, law_b, request.claim.epsilon)
+            delta_at_claim = (low, up) if delta_at_claim is None else (
+                max(delta_at_claim[0], low), max(delta_at_claim[1], up))
+    verdict, reason = _decide(request, delta_at_claim, epsilon_low, epsilon_up, delta_up, laws)
+    return CertifyResult(
+        target=request.name,
+        claim=request.claim,
+        pairs=request.pairs,
+        verdict=verdict,
+        reason=reason,
+        epsilon_low=epsilon_low,
+        epsilon_up=epsilon_up,
+        delta_up=delta_up,
+        delta_at_claim=delta_at_claim,
+        observed="output and number of draws" if request.observe_draws else "output",
+        laws=tuple(_input_law(x, *laws[_hashable_input(x)]) for x in _distinct_inputs(request.pairs)),
+        witness=witness,
+        seconds=seconds,
+    )
+
+
+def _distinct_inputs(pairs: tuple[tuple[Any, Any], ...]) -> list[Any]:
+    seen: dict[Any, Any] = {}
+    for pair in pairs:
+        for x in pair:
+            seen.setdefault(_hashable_input(x), x)
+    return list(seen.values())
+
+
+def _interval(law: Law, outcome: Any) -> tuple[float, float]:
+    from .certificate import _down, _mp, _up
+
+    low, high = law.interval(outcome)
+    return _down(_mp(low)), min(1.0, _up(_mp(high)))
+
+
+def _decide(request: _Request, delta_at_claim: tuple[float, float] | None, epsilon_low: float,
+            epsilon_up: float, delta_up: float, laws: dict[Any, tuple[Law, int, float]]) -> tuple[Verdict, str]:
+    """The one rule: certified iff delta_up(claimed eps) <= claimed delta; refuted iff delta_low > it."""
+    left = max(law.residual for law, _, _ in laws.values())
+    reasons = [reason for law, _, _ in laws.values() for _, reason in law.reasons[:1]]
+    bracket = f"epsilon in [{epsilon_low:.10g}, {'inf' if math.isinf(epsilon_up) else f'{epsilon_up:.10g}'}]"
+    if request.claim is None or delta_at_claim is None:
+        return Verdict.UNKNOWN, f"no claim given: the code's {bracket} on the pairs enumerated"
+    claim = request.claim
+    low, up = delta_at_claim
+    claimed_delta = claim.delta
+    if low > claimed_delta:
+        if claimed_delta == 0:
+            return Verdict.REFUTED, (f"an output's probability ratio is certified above e^{claim.epsilon:g}: "
+                                     f"epsilon >= {epsilon_low:.10g} on this pair")
+        return Verdict.REFUTED, (f"the hockey-stick delta at epsilon={claim.epsilon:g} is certified >= {low:.6g} "
+                                 f"> {claimed_delta:g}")
+    if up <= claimed_delta:
+        if claimed_delta == 0:
+            return Verdict.CERTIFIED, (f"every path enumerated and no output's probability ratio exceeds "
+                                       f"e^{claim.epsilon:g}: the code is {claim.epsilon:g}-DP on the pairs "
+                                       f"enumerated ({bracket})")
+        return Verdict.CERTIFIED, (f"the hockey-stick delta at epsilon={claim.epsilon:g} is certified <= {up:.6g} "
+                                   f"<= {claimed_delta:g} on the pairs enumerated ({bracket})")
+    why = f"; set aside: {reasons[0]}" if reasons else ""
+    if claimed_delta == 0 and not math.isinf(epsilon_up) and epsilon_up <= claim.epsilon * (1 + 1e-12):
+        return Verdict.UNKNOWN, (f"the code is ({epsilon_up:.10g}, {delta_up:.3g})-DP on the pairs enumerated, but "
+                                 f"pure {claim.epsilon:g}-DP needs the unexplored mass ({float(left):.3g}) closed{why}")
+    return Verdict.UNKNOWN, (f"the delta at epsilon={claim.epsilon:g} lies in [{low:.3g}, {up:.3g}], which contains "
+                             f"the claimed {claimed_delta:g}: unexplored mass {float(left):.3g}{why}")
