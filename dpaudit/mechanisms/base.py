@@ -88,10 +88,13 @@ class Runtime:
     float_sum: bool = True
     noise: FloatNoise | None = field(default=None, repr=False)
     stepwise: StepwiseRelease | None = field(default=None, repr=False)
+    one_run: Callable[[Any, random.Random], Any] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not callable(self.sampler):
             raise InvalidArgument(f"sampler={self.sampler!r} must be callable as sampler(data, n, rng)")
+        if self.one_run is not None and not callable(self.one_run):
+            raise InvalidArgument(f"one_run={self.one_run!r} must be callable as one_run(data, rng) or None")
         check_one_of("randomness", self.randomness, RANDOMNESS)
         if self.stepwise is not None and not isinstance(self.stepwise, StepwiseRelease):
             raise InvalidArgument(
@@ -286,6 +289,15 @@ class Mechanism:
     stepwise : StepwiseRelease or None
         Set when each output row holds one column per step of an iterative mechanism, with the
         claim after t steps (:class:`StepwiseRelease`); the report then plots privacy over the steps.
+    one_run : callable or None
+        ``one_run(data, rng) -> output``: one draw of the same law as ``sampler`` (one row of it, as a
+        scalar or a tuple), written as plain code that draws only through scalar calls on a
+        ``random.Random`` ``rng`` (``randrange``, ``getrandbits``, ``random``), so that exact path
+        enumeration (``certify``) can follow it: P[one_run(D, rng) = o] = P[sampler(D, 1, g)[0] = o]
+        for every output o.  The catalogue's discrete entries build it from
+        :mod:`dpaudit.mechanisms.one_run` (Canonne, Kamath & Steinke 2020, Algorithms 1-3), with the
+        parameters their vectorised sampler uses.  Not to be confused with a sampler's own attribute
+        ``sampler.one_run`` (the function a sampler calls n times, whose draws the auditor observes).
     """
 
     name: str
@@ -301,6 +313,7 @@ class Mechanism:
     float_sum = _InPart("runtime")
     noise = _InPart("runtime")
     stepwise = _InPart("runtime")
+    one_run = _InPart("runtime")
     density = _InPart("declaration")
     program = _InPart("declaration")
     structure = _InPart("declaration")

@@ -57,6 +57,16 @@ def test_a_flat_field_overrides_the_same_field_of_the_part_given():
     assert built.info == EntryInfo(family="laplace") and not built.flawed
 
 
+def test_the_one_run_sampler_is_a_runtime_field_read_flat():
+    def one(data, rng):
+        return 0
+
+    built = Mechanism("m", PureDP(1.0), AddRemove(), zeros, one_run=one)
+    assert built.one_run is one and built.runtime.one_run is one and flat().one_run is None
+    assert dataclasses.replace(built, one_run=None).one_run is None
+    assert built.runtime.marked_thread_safe().one_run is one
+
+
 def test_flat_attributes_are_read_only():
     with pytest.raises(dataclasses.FrozenInstanceError):
         flat().sampler = ones
@@ -100,6 +110,7 @@ def test_the_parts_reprs_leave_out_functions_and_live_objects():
         (lambda: Runtime(3), "sampler=3 must be callable"),
         (lambda: Runtime(zeros, randomness="os"), "randomness='os' must be one of"),
         (lambda: Runtime(zeros, stepwise=3), "stepwise=3 must be a StepwiseRelease"),
+        (lambda: Runtime(zeros, one_run=3), "one_run=3 must be callable as one_run"),
         (lambda: Declaration(sensitivity=0), "sensitivity=0 must be a positive finite number"),
         (lambda: EntryInfo(true_epsilon=float("nan")), "true_epsilon=nan must be >= 0"),
         (lambda: Mechanism("m", PureDP(1.0), AddRemove()), "sampler=None must be callable"),

@@ -6,11 +6,13 @@ integers.  For integer queries with |f(D) - f(D')| <= Delta it is (Delta^2 / (2 
 the orders where (alpha - 1) Delta is an integer).  The noise is drawn exactly
 (:func:`dpaudit.mechanisms._discrete_sampling.discrete_gaussian`, CKS20 Alg. 3): no floating point
 decides an outcome.  sigma^2 = Delta^2 / (2 rho) must be rational for the exact sampler; rho is read
-with ``as_fraction`` and that rational is the rho claimed and declared.
+with ``as_fraction`` and that rational is the rho claimed and declared.  ``one_run`` draws the same
+law from a ``random.Random`` (:func:`dpaudit.mechanisms.one_run.discrete_gaussian`).
 """
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 from typing import Any
 
@@ -20,6 +22,7 @@ from ...claims import ZeroConcentratedDP
 from ...neighbours import AddRemove
 from .._discrete_sampling import discrete_gaussian as draw_discrete_gaussian
 from ..base import Mechanism
+from ..one_run import discrete_gaussian as draw_one_discrete_gaussian
 from ..registry import register
 from .geometric import integer_count, positive_fraction
 
@@ -59,11 +62,16 @@ def discrete_gaussian(rho: float = 0.5) -> Mechanism:
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         return integer_count(data) + draw_discrete_gaussian(sigma2, n, rng)
 
+    def one_run(data: Any, rng: random.Random) -> int:
+        noise = draw_one_discrete_gaussian(sigma2.numerator, sigma2.denominator, rng)
+        return integer_count(data) + noise
+
     return Mechanism(
         name="discrete-gaussian",
         claim=ZeroConcentratedDP(float(rho_exact)),
         neighbours=AddRemove(),
         sampler=sample,
+        one_run=one_run,
         family="discrete-gaussian",
         description=f"discrete Gaussian on a count, sigma^2={sigma2}, stated as {float(rho_exact):g}-zCDP",
         query=integer_count,

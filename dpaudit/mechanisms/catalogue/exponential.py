@@ -20,12 +20,15 @@ by at most Delta (``QueryDistance(Delta, "linf")``, the "ALL" neighbourhood of D
 
 The exponential-mechanism samplers are exact (:func:`~dpaudit.mechanisms._discrete_sampling.exponential_choice`):
 epsilon, Delta and the utilities are read as rationals with denominator at most 10^6 (exact for
-integers and short decimals), and that rational epsilon is the one claimed.  Report noisy max uses
-numpy's float Laplace noise; only the argmax index is released.
+integers and short decimals), and that rational epsilon is the one claimed; their ``one_run`` draws
+the same law from a ``random.Random`` (:func:`dpaudit.mechanisms.one_run.exponential_choice`).  Report
+noisy max uses numpy's float Laplace noise; only the argmax index is released.
 """
 
 from __future__ import annotations
 
+import functools
+import random
 from fractions import Fraction
 from typing import Any
 
@@ -35,8 +38,9 @@ from ..._validation import check_positive_int
 from ...claims import PureDP
 from ...errors import InvalidArgument, InvalidDataset
 from ...neighbours import QueryDistance
-from .._discrete_sampling import as_fraction, exponential_choice
+from .._discrete_sampling import as_fraction, exponential_choice, integer_weights
 from ..base import Mechanism
+from ..one_run import exponential_choice as choose_one
 from ..registry import register
 from ..structure import Part, SequentialComposition
 from .geometric import positive_fraction
@@ -67,6 +71,17 @@ def _utilities(data: Any, k: int) -> np.ndarray:
 def _em_weights(data: Any, k: int, eps: Fraction, sensitivity: Fraction) -> list[Fraction]:
     """Rational log-weights eps u_r / (2 Delta) of the exponential mechanism."""
     return [eps * as_fraction("utility", u) / (2 * sensitivity) for u in _utilities(data, k).tolist()]
+
+
+def _em_numerators(data: Any, k: int, eps: Fraction, sensitivity: Fraction) -> tuple[tuple[int, ...], int]:
+    """The log-weights of :func:`_em_weights` as (integer numerators, common denominator), exact."""
+    return _numerators_of(tuple(_utilities(data, k).tolist()), eps, sensitivity)
+
+
+@functools.lru_cache(maxsize=256)  # a one-run sampler is called once per output: read the utilities once
+def _numerators_of(utilities: tuple[float, ...], eps: Fraction, sensitivity: Fraction) -> tuple[tuple[int, ...], int]:
+    numerators, den = integer_weights(_em_weights(utilities, len(utilities), eps, sensitivity))
+    return tuple(numerators.tolist()), den
 
 
 def _rational(value: Fraction):
@@ -108,12 +123,17 @@ def exponential_mechanism(epsilon: float = 1.0, k: int = 3, sensitivity: float =
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         return exponential_choice(_em_weights(data, k, eps, sens), n, rng)
 
+    def one_run(data: Any, rng: random.Random) -> int:
+        numerators, den = _em_numerators(data, k, eps, sens)
+        return choose_one(numerators, den, (), rng)
+
     s = float(sens)
     return Mechanism(
         name="exponential",
         claim=PureDP(float(eps)),
         neighbours=QueryDistance(s, "linf"),
         sampler=sample,
+        one_run=one_run,
         family="exponential",
         description=f"exponential mechanism over {k} candidates, utilities = data, epsilon={float(eps):g}",
         query=lambda data: tuple(_utilities(data, k).tolist()),
@@ -239,6 +259,15 @@ def top_k(epsilon: float = 1.0, k: int = 2, candidates: int = 5, sensitivity: fl
             remaining[np.arange(n), pick] = False
         return chosen
 
+    def one_run(data: Any, rng: random.Random) -> tuple[int, ...]:
+        numerators, den = _em_numerators(data, m, eps, sens)
+        chosen: tuple[int, ...] = ()
+        while True:  # one exponential mechanism per round, over the candidates not yet chosen
+            pick = choose_one(numerators, den, chosen, rng)
+            chosen = chosen + (pick,)
+            if len(chosen) == k:
+                return chosen
+
     s = float(sens)
     structure = SequentialComposition(
         parts=tuple(
@@ -258,6 +287,7 @@ def top_k(epsilon: float = 1.0, k: int = 2, candidates: int = 5, sensitivity: fl
         claim=PureDP(k * float(eps)),
         neighbours=QueryDistance(s, "linf"),
         sampler=sample,
+        one_run=one_run,
         family="exponential",
         description=f"peeling top-{k} of {m} by repeated exponential mechanism, epsilon={float(eps):g} per round",
         structure=structure,

@@ -10,11 +10,13 @@ The noise is drawn exactly (Canonne, Kamath & Steinke 2020, Alg. 2; see
 :mod:`dpaudit.mechanisms._discrete_sampling`): no float rounding, hence no lattice or rounding leak.
 Exactness needs a rational scale Delta/eps: epsilon is read with ``as_fraction`` (a float becomes the
 nearest fraction with denominator at most 10^6, e.g. 0.1 -> 1/10) and that rational is the epsilon
-claimed and declared.
+claimed and declared.  ``one_run`` draws the same law from a ``random.Random``
+(:func:`dpaudit.mechanisms.one_run.discrete_laplace` with scale t / s = 1 / eps).
 """
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 from typing import Any
 
@@ -25,6 +27,7 @@ from ...errors import InvalidArgument
 from ...neighbours import AddRemove
 from .._discrete_sampling import as_fraction, discrete_laplace
 from ..base import Mechanism
+from ..one_run import discrete_laplace as draw_discrete_laplace
 from ..registry import register
 from .laplace import count
 
@@ -79,6 +82,10 @@ def geometric(epsilon: float = 1.0) -> Mechanism:
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         return integer_count(data) + discrete_laplace(scale, n, rng)
 
+    def one_run(data: Any, rng: random.Random) -> int:
+        noise = draw_discrete_laplace(scale.numerator, scale.denominator, rng)
+        return integer_count(data) + noise
+
     def density():
         return geometric_density(eps, Fraction(1), note=f"exact sampler (CKS20 Alg. 2), epsilon = {eps}")
 
@@ -87,6 +94,7 @@ def geometric(epsilon: float = 1.0) -> Mechanism:
         claim=PureDP(float(eps)),
         neighbours=AddRemove(),
         sampler=sample,
+        one_run=one_run,
         family="geometric",
         description=f"two-sided geometric (discrete Laplace) mechanism on a count, epsilon={eps}",
         query=integer_count,

@@ -19,12 +19,14 @@ approximately (eps, delta)-DP: that notion is closed under post-processing.  The
 T o K probabilistically (eps', delta)-DP is that loss, ln(e^eps + delta (1 + e^eps)/(1 - delta)),
 recorded as ``true_epsilon`` (1.0137 at eps = 1, delta = 1/100).
 
-The sampler is exact: Bernoulli(delta) for rational delta and an e^eps-weighted exact binary choice.
+The sampler is exact: Bernoulli(delta) for rational delta and an e^eps-weighted exact binary choice;
+``one_run`` draws the same law from a ``random.Random`` (:mod:`dpaudit.mechanisms.one_run`).
 """
 
 from __future__ import annotations
 
 import math
+import random
 from fractions import Fraction
 from typing import Any
 
@@ -35,6 +37,8 @@ from ...errors import InvalidArgument
 from ...neighbours import Local
 from .._discrete_sampling import as_fraction, bernoulli_rational, exponential_choice
 from ..base import Mechanism
+from ..one_run import bernoulli
+from ..one_run import exponential_choice as choose_one
 from ..registry import register
 from .geometric import positive_fraction
 from .randomized_response import _value_in
@@ -71,6 +75,18 @@ def _k_sampler(eps: Fraction, dlt: Fraction):
         return np.where(extreme, 3 * x, np.where(keep, 1 + x, 2 - x)).astype(np.int64)
 
     return sample
+
+
+def _k_one_run(eps: Fraction, dlt: Fraction):
+    def one_run(data: Any, rng: random.Random) -> int:
+        x = _value_in("data", data, 2)
+        extreme = bernoulli(dlt.numerator, dlt.denominator, rng)
+        if extreme:
+            return 3 * x
+        choice = choose_one((eps.numerator, 0), eps.denominator, (), rng)  # 0 w.p. e^eps / (1 + e^eps)
+        return 1 + x if choice == 0 else 2 - x
+
+    return one_run
 
 
 def _k_pmf():
@@ -122,6 +138,7 @@ def meiser_k(epsilon: float = 1.0, delta: float = 0.01) -> Mechanism:
         claim=ProbabilisticDP(float(eps), float(dlt)),
         neighbours=Local(),
         sampler=_k_sampler(eps, dlt),
+        one_run=_k_one_run(eps, dlt),
         family="meiser",
         description=f"Meiser's mechanism K on one bit, outputs 0..3, epsilon={float(eps):g}, delta={float(dlt):g}",
         density=density,
@@ -140,6 +157,12 @@ def meiser_k_merged(epsilon: float = 1.0, delta: float = 0.01) -> Mechanism:
 
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         return merge_zero_and_one(inner(data, n, rng))
+
+    inner_one_run = _k_one_run(eps, dlt)
+
+    def one_run(data: Any, rng: random.Random) -> int:
+        y = inner_one_run(data, rng)
+        return 0 if y <= 1 else y - 1
 
     def density():
         import sympy
@@ -161,6 +184,7 @@ def meiser_k_merged(epsilon: float = 1.0, delta: float = 0.01) -> Mechanism:
         claim=ProbabilisticDP(float(eps), float(dlt)),
         neighbours=Local(),
         sampler=sample,
+        one_run=one_run,
         family="meiser",
         description="Meiser's K post-processed by merging outputs 0 and 1 (probabilistic DP lost)",
         density=density,

@@ -16,11 +16,14 @@ Default query class on U = 3: the point queries [x = 0], [x = 1], [x = 2] and th
 [x <= 1].  Errors are rationals with denominator N m, so the scaled utilities N u have denominator m and the
 sampler -- the catalogue's exact exponential mechanism on them, with sensitivity 1 -- is exact
 (epsilon read as a rational).  The entry declares that structure (one part), so the prover decides it.
+``one_run`` is the selection's ``one_run`` on the same utilities (a ``random.Random``, exact).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
+import random
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -70,6 +73,15 @@ def net_errors(
     return errors
 
 
+@functools.lru_cache(maxsize=64)  # a one-run sampler is called once per output: compute the utilities once
+def _scaled_utilities(
+    counts: tuple[int, ...], net: tuple[tuple[int, ...], ...], queries: tuple[tuple[int, ...], ...]
+) -> tuple[float, ...]:
+    """N u(D, h) = -N err(D, h) for every net point h, as floats (the selection's utilities)."""
+    total = sum(counts)
+    return tuple(float(-total * err) for err in net_errors(counts, net, queries))
+
+
 @register("net-mechanism")
 def net_mechanism(epsilon: float = 1.0, m: int = 3, queries: Sequence[Sequence[int]] = DEFAULT_QUERIES) -> Mechanism:
     """Exponential mechanism over the histograms of denominator m on {0, 1, 2}; utility = -max query error."""
@@ -86,11 +98,15 @@ def net_mechanism(epsilon: float = 1.0, m: int = 3, queries: Sequence[Sequence[i
     selection = exponential_mechanism(epsilon=float(eps), k=len(net), sensitivity=1.0)
     query_range = max(max(q) - min(q) for q in queries)  # max over q of max_x q(x) - min_x q(x)
 
+    def scaled_utilities(data: Any) -> tuple[float, ...]:
+        return _scaled_utilities(records_histogram(data, universe), net, queries)
+
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        counts = records_histogram(data, universe)
-        total = sum(counts)
-        scaled_utilities = [float(-total * err) for err in net_errors(counts, net, queries)]
-        return net_array[selection.sample(scaled_utilities, n, rng)]
+        return net_array[selection.sample(scaled_utilities(data), n, rng)]
+
+    def one_run(data: Any, rng: random.Random) -> tuple[int, ...]:
+        index = selection.one_run(scaled_utilities(data), rng)
+        return net[index]
 
     structure = SequentialComposition(
         parts=(
@@ -113,6 +129,7 @@ def net_mechanism(epsilon: float = 1.0, m: int = 3, queries: Sequence[Sequence[i
         claim=PureDP(float(eps)),
         neighbours=Replace(),
         sampler=sample,
+        one_run=one_run,
         family="net-mechanism",
         structure=structure,
         description=(

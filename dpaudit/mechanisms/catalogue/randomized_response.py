@@ -20,12 +20,14 @@
 All samplers are exact: fair coins and Bernoulli(p) for rational p are integer comparisons, and the
 e^eps-weighted choices use :func:`~dpaudit.mechanisms._discrete_sampling.exponential_choice` with
 epsilon read as a rational (``as_fraction``: a float becomes the nearest fraction with denominator
-at most 10^6; the claim and the density state that rational).
+at most 10^6; the claim and the density state that rational).  Each entry's ``one_run`` draws the same
+law one output at a time from a ``random.Random`` (:mod:`dpaudit.mechanisms.one_run`).
 """
 
 from __future__ import annotations
 
 import math
+import random
 from fractions import Fraction
 from typing import Any
 
@@ -35,8 +37,15 @@ from ..._validation import check_positive_int
 from ...claims import PureDP
 from ...errors import InvalidArgument, InvalidDataset
 from ...neighbours import Local
-from .._discrete_sampling import as_fraction, bernoulli_rational, exponential_choice
+from .._discrete_sampling import (
+    as_fraction,
+    bernoulli_rational,
+    exponential_choice,
+    integer_weights,
+)
 from ..base import Mechanism
+from ..one_run import bernoulli
+from ..one_run import exponential_choice as choose_one
 from ..registry import register
 
 __all__ = ["k_rr", "rappor", "rr", "rr_two_coin"]
@@ -82,6 +91,13 @@ def rr_two_coin() -> Mechanism:
         first, second = rng.integers(0, 2, size=(2, n), dtype=np.int64)
         return np.where(first == 1, x, second)
 
+    def one_run(data: Any, rng: random.Random) -> int:
+        x = _value_in("data", data, 2)
+        first = rng.randrange(2)
+        if first == 1:
+            return x
+        return rng.randrange(2)
+
     def density():
         import sympy
 
@@ -92,6 +108,7 @@ def rr_two_coin() -> Mechanism:
         claim=PureDP(math.log(3)),
         neighbours=Local(),
         sampler=sample,
+        one_run=one_run,
         family="randomized-response",
         description="binary randomized response with two fair coins, epsilon = ln 3",
         density=density,
@@ -119,6 +136,13 @@ def rr(p: float = 0.5) -> Mechanism:
         coin = rng.integers(0, 2, size=n, dtype=np.int64)
         return np.where(truthful, x, coin)
 
+    def one_run(data: Any, rng: random.Random) -> int:
+        x = _value_in("data", data, 2)
+        truthful = bernoulli(p_exact.numerator, p_exact.denominator, rng)
+        if truthful:
+            return x
+        return rng.randrange(2)
+
     def density():
         import sympy
 
@@ -137,6 +161,7 @@ def rr(p: float = 0.5) -> Mechanism:
         claim=PureDP(epsilon),
         neighbours=Local(),
         sampler=sample,
+        one_run=one_run,
         family="randomized-response",
         description=f"randomized response, truthful with probability p={float(p_exact):g} else a fair coin",
         density=density,
@@ -165,6 +190,10 @@ def k_rr(epsilon: float = 1.0, k: int = 4) -> Mechanism:
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         return exponential_choice(_krr_weights(eps, _value_in("data", data, k), k), n, rng)
 
+    def one_run(data: Any, rng: random.Random) -> int:
+        numerators, den = integer_weights(_krr_weights(eps, _value_in("data", data, k), k))
+        return choose_one(tuple(numerators.tolist()), den, (), rng)
+
     def density():
         import sympy
 
@@ -188,6 +217,7 @@ def k_rr(epsilon: float = 1.0, k: int = 4) -> Mechanism:
         claim=PureDP(float(eps)),
         neighbours=Local(),
         sampler=sample,
+        one_run=one_run,
         family="randomized-response",
         description=f"{k}-ary randomized response, epsilon={float(eps):g}",
         density=density,
@@ -221,6 +251,16 @@ def rappor(epsilon: float = 1.0, k: int = 4) -> Mechanism:
         flips = exponential_choice([half, Fraction(0)], n * k, rng).reshape(n, k)
         return np.where(flips == 0, bits, 1 - bits).astype(np.int8)
 
+    def one_run(data: Any, rng: random.Random) -> tuple[int, ...]:
+        bits = one_hot(_value_in("data", data, k), k)
+        reported: tuple[int, ...] = ()
+        while True:  # the permanent randomized response of each bit in turn: keep w.p. e^(eps/2)/(1 + e^(eps/2))
+            flip = choose_one((half.numerator, 0), half.denominator, (), rng)
+            bit = bits[len(reported)]
+            reported = reported + ((bit if flip == 0 else 1 - bit),)
+            if len(reported) == k:
+                return reported
+
     def density():
         import sympy
 
@@ -248,6 +288,7 @@ def rappor(epsilon: float = 1.0, k: int = 4) -> Mechanism:
         claim=PureDP(float(eps)),
         neighbours=Local(),
         sampler=sample,
+        one_run=one_run,
         family="randomized-response",
         description=f"basic one-time RAPPOR, {k} one-hot bits, f={f:.4g} (epsilon={float(eps):g})",
         query=lambda data: one_hot(_value_in("data", data, k), k),

@@ -17,12 +17,15 @@ The outputs whose loss exceeds eps therefore have mass at most delta: probabilis
 loss ln(1/(1 - delta)) must stay below eps, which holds whenever delta <= 1 - e^-eps (checked).
 
 The noise comes from the exact sampler of :mod:`dpaudit.mechanisms._discrete_sampling`, so the output
-pmf below is exactly the sampler's; epsilon is read as a rational (denominator <= 10^6).
+pmf below is exactly the sampler's; epsilon is read as a rational (denominator <= 10^6).  ``one_run``
+draws the same law from a ``random.Random`` (:func:`dpaudit.mechanisms.one_run.discrete_laplace`),
+drawing no noise for the absent keys, whose report is the sentinel whatever the noise.
 """
 
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,6 +37,7 @@ from ...errors import InvalidArgument, InvalidDataset
 from ...neighbours import AddRemove
 from .._discrete_sampling import discrete_laplace
 from ..base import Mechanism
+from ..one_run import discrete_laplace as draw_discrete_laplace
 from ..registry import register
 from .geometric import positive_fraction
 
@@ -115,11 +119,27 @@ def thresholded_histogram(epsilon: float = 1.0, tau: int = 5, universe: int = 3)
         noisy = counts + discrete_laplace(1 / eps, n * universe, rng).reshape(n, universe)
         return np.where((counts > 0) & (noisy >= tau), noisy, SENTINEL)
 
+    scale = 1 / eps
+
+    def one_run(data: Any, rng: random.Random) -> tuple[int, ...]:
+        counts = histogram_counts(data, universe)
+        released: tuple[int, ...] = ()
+        while True:  # key by key: the noisy count if present and >= tau, else the sentinel
+            count = counts[len(released)]
+            report = SENTINEL
+            if count > 0:
+                noise = draw_discrete_laplace(scale.numerator, scale.denominator, rng)
+                report = count + noise if count + noise >= tau else SENTINEL
+            released = released + (report,)
+            if len(released) == universe:
+                return released
+
     return Mechanism(
         name="thresholded-histogram",
         claim=ProbabilisticDP(float(eps), delta),
         neighbours=AddRemove(),
         sampler=sample,
+        one_run=one_run,
         family="thresholded-histogram",
         description=(
             f"keys present released with discrete Laplace noise if >= {tau}, {universe} keys, "

@@ -15,10 +15,18 @@
     being approached when u_i = u'_i + Delta, u_j = u'_j - Delta and u'_i far below the other
     utilities: (1, 9, 9) vs (0, 10, 10) gives 2 - 1.45e-4 at eps = 1.  The pair (1, 1, 1) vs (0, 0, 2)
     violates eps-DP exactly when e^eps > 2, i.e. eps > ln 2 (ratio (2 + e^(2 eps)) / 3).
+
+The two discrete entries have a ``one_run`` over a ``random.Random`` with the law of their float code:
+``rng.random()`` is j / 2^53 for j uniform, as numpy's ``Generator.random()`` is, so ``rng.random() <
+keep`` is the same Bernoulli(ceil(keep 2^53) / 2^53), and numpy's ``choice(k, p=p)`` is
+``searchsorted(cumsum(p) / cumsum(p)[-1], random(), side="right")``, which ``bisect_right`` over the
+same float CDF repeats.
 """
 
 from __future__ import annotations
 
+import bisect
+import random
 from typing import Any
 
 import numpy as np
@@ -118,11 +126,18 @@ def rr_miscalibrated(epsilon: float = 0.5) -> Mechanism:
         x = _bit(data)
         return np.where(rng.random(n) < keep, x, 1 - x)
 
+    def one_run(data: Any, rng: random.Random) -> int:
+        x = _bit(data)
+        if rng.random() < float(keep):
+            return x
+        return 1 - x
+
     return Mechanism(
         name="rr-miscalibrated",
         claim=PureDP(epsilon),
         neighbours=Local(),
         sampler=sample,
+        one_run=one_run,
         family="randomized-response",
         description=f"randomized response calibrated to 2 eps while claiming eps={epsilon:g}",
         density=lambda: rr_miscalibrated_density(epsilon),
@@ -165,11 +180,19 @@ def exponential_no_factor_2(epsilon: float = 1.0, k: int = 3) -> Mechanism:
     epsilon = check_positive_finite("epsilon", epsilon)
     k = check_positive_int("k", k)
 
-    def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+    def probabilities(data: Any) -> np.ndarray:
         u = query_vector(data, k)
-        logits = epsilon * (u - u.max())
-        weights = np.exp(logits)
-        return rng.choice(k, size=n, p=weights / weights.sum())
+        weights = np.exp(epsilon * (u - u.max()))
+        return weights / weights.sum()
+
+    def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        return rng.choice(k, size=n, p=probabilities(data))
+
+    def one_run(data: Any, rng: random.Random) -> int:
+        cdf = np.cumsum(probabilities(data))  # numpy's choice: the CDF in float, divided by its last value
+        cdf = tuple((cdf / cdf[-1]).tolist())
+        u = rng.random()
+        return bisect.bisect_right(cdf, u)
 
     far = tuple([1.0] + [9.0] * (k - 1)), tuple([0.0] + [10.0] * (k - 1))
     return Mechanism(
@@ -177,6 +200,7 @@ def exponential_no_factor_2(epsilon: float = 1.0, k: int = 3) -> Mechanism:
         claim=PureDP(epsilon),
         neighbours=QueryDistance(1.0, "linf"),
         sampler=sample,
+        one_run=one_run,
         family="exponential",
         description=f"exponential mechanism without the factor 2, k={k} candidates, eps={epsilon:g}",
         query=identity_query,

@@ -22,7 +22,9 @@ Differential privacy bounds what the *output* tells; an observer who also sees h
   under exactly one of them: the side channel identifies the input, **true epsilon inf** (for the
   output with its draw count; ln 2 for the output alone).  The auditor's ``draw-count`` check
   (:mod:`dpaudit.auditor.run.observed`) records the count beside the output of this one-run
-  function and finds the whole-row patterns (output, draws) seen under one input only.
+  function and finds the whole-row patterns (output, draws) seen under one input only.  The same
+  function is the entry's ``one_run``: it calls only ``rng.random()``, which a ``random.Random`` draws
+  on the same 2^-53 grid, so given one it has the same law (and the same draw counts).
 """
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ def geometric_by_trials() -> Mechanism:
         claim=PureDP(math.log(2)),
         neighbours=AddRemove(),
         sampler=_sample,
+        one_run=_by_trials,
         family="geometric",
         description="two-sided geometric (a = 1/2, epsilon = ln 2) on a count, drawn by repeated Bernoulli trials",
         query=integer_count,
