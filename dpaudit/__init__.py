@@ -1,9 +1,11 @@
 """dpaudit: does your differential-privacy mechanism keep its promise?
 
-Three verbs on one object::
+Four verbs on one object::
 
-    mechanism --prove()-->  ProofResult   (proved / refuted with a counterexample / unknown)
-    mechanism --audit()-->  AuditResult   (epsilon lower bound with confidence; pass / violation)
+    mechanism --prove()-->   ProofResult    (the declared model: proved / refuted with a counterexample / unknown)
+    mechanism --certify()--> CertifyResult  (the code itself, discrete samplers: exact path enumeration,
+                                             epsilon bounded from above; certified / refuted / unknown)
+    mechanism --audit()-->   AuditResult    (epsilon lower bound with confidence; pass / violation)
     results   --report()--> Report        (JSON, Markdown, HTML)
 
 Importing dpaudit costs nothing: every public name is loaded on first use (PEP 562), so the pytest
@@ -56,6 +58,9 @@ _PUBLIC = {
     "Part": "dpaudit.mechanisms.structure",
     "SequentialComposition": "dpaudit.mechanisms.structure",
     "WishartNoise": "dpaudit.mechanisms.structure",
+    "certify": "dpaudit.certifier",
+    "CertifyResult": "dpaudit.certifier",
+    "CertifyVerdict": "dpaudit.certifier:Verdict",
     "catalogue": "dpaudit.mechanisms.registry",
     "get": "dpaudit.mechanisms.registry",
     "names": "dpaudit.mechanisms.registry",
@@ -79,6 +84,8 @@ __all__ = ["__version__", *sorted(_PUBLIC)]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .auditor import AuditConfig, AuditResult, EmpiricalCurve, Verdict, audit
+    from .certifier import CertifyResult, certify
+    from .certifier import Verdict as CertifyVerdict
     from .claims import ApproxDP, Claim, GaussianDP, PrivacyCurve, ProbabilisticDP, PureDP, RenyiDP, ZeroConcentratedDP
     from .errors import (
         DPAuditError,

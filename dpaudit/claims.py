@@ -49,6 +49,7 @@ from .errors import InvalidArgument
 __all__ = [
     "CLAIM_KINDS",
     "CURVE_KINDS",
+    "FLOAT_TOLERANCE",
     "ApproxDP",
     "Claim",
     "GaussianDP",
@@ -63,8 +64,9 @@ __all__ = [
 ]
 
 
-# Claims are floats: a parameter equal to another up to its float rounding (1e-12 relative) counts as no larger.
-_SLACK = 1 + 1e-12
+#: Claims are floats: a parameter equal to another up to its float rounding (this much, relative) counts as no larger.
+FLOAT_TOLERANCE = 1e-12
+_SLACK = 1 + FLOAT_TOLERANCE
 
 # The words of the definitions' legends (:meth:`_Behaviour.definition`).
 _SETS = "P_D(S) = P[M(D) in S] and P_D'(S) = P[M(D') in S], for all neighbours D ~ D' and all sets S"

@@ -17,7 +17,9 @@ and the excesses ``P_x(o) - L_x(o)`` sum to at most ``r_x`` over all outcomes.  
   "Privacy amplification by subsampling", Thm. 1).
 
 A claim (eps, delta) is certified when ``delta_up(eps) <= delta`` in both directions (for a pure claim:
-the enumeration is complete and no ratio exceeds e^eps), refuted when ``delta_low(eps) > delta``.
+the enumeration is complete and no ratio exceeds e^eps), refuted when ``delta_low(eps) > delta``.  A
+probabilistic (eps, delta)-DP claim bounds instead the probability of the outputs whose loss exceeds
+eps (:func:`loss_mass_bounds`), with the same rule.
 Rationals stay exact; ``e^eps`` and logarithms are evaluated with mpmath at 60 digits and every
 bound is rounded outward (an upper bound up, a lower bound down) to a float.
 """
@@ -33,7 +35,7 @@ import mpmath
 
 from .law import Law
 
-__all__ = ["PairBounds", "TIGHT", "delta_bounds", "pair_bounds"]
+__all__ = ["PairBounds", "TIGHT", "delta_bounds", "loss_mass_bounds", "pair_bounds"]
 
 #: An outcome's interval counts as tight when its width is at most this fraction of its lower bound:
 #: the logarithm of a ratio of tight intervals is then within about 2e-10 of the exact one.
@@ -51,6 +53,8 @@ def _mp(value: Fraction) -> mpmath.mpf:
 def _up(value: mpmath.mpf) -> float:
     if value == mpmath.inf:
         return math.inf
+    if value == 0:
+        return 0.0
     return math.nextafter(float(value + _MARGIN), math.inf)
 
 
@@ -98,6 +102,35 @@ def delta_bounds(a: Law, b: Law, epsilon: float) -> tuple[float, float]:
         return _down(max(lows)), _up(max(highs))
 
 
+def loss_mass_bounds(a: Law, b: Law, epsilon: float) -> tuple[float, float]:
+    """(lower, upper) bounds of max over both directions of P_x[{o : P_x(o) > e^eps P_y(o)}].
+
+    The probability, under one input, of the outputs whose privacy loss exceeds epsilon: what a
+    probabilistic (epsilon, delta)-DP claim bounds by delta (Meiser 2018, Def. 2).  An output is
+    certainly in that set when ``L_x(o) > e^eps H_y(o)`` (lower bound: the sum of their ``L_x``), possibly
+    when ``H_x(o) > e^eps L_y(o)`` (upper bound: the sum of their ``L_x`` plus the residual ``r_x``,
+    which covers every output not explored and the excess of every explored one).
+    """
+    with mpmath.workdps(_DIGITS):
+        factor = mpmath.exp(mpmath.mpf(epsilon))
+        factor_low, factor_high = factor * (1 - _MARGIN), factor * (1 + _MARGIN)
+        lows, highs = [], []
+        for x, y in ((a, b), (b, a)):
+            upper = _mp(x.residual)
+            lower = mpmath.mpf(0)
+            for outcome, low_x in x.outcomes.items():
+                low_y = y.outcomes.get(outcome, Fraction(0))
+                high_x = min(Fraction(1), low_x + x.residual)
+                high_y = min(Fraction(1), low_y + y.residual)
+                if _mp(high_x) > factor_low * _mp(low_y):
+                    upper += _mp(low_x)
+                if _mp(low_x) > factor_high * _mp(high_y):
+                    lower += _mp(low_x)
+            lows.append(lower)
+            highs.append(min(mpmath.mpf(1), upper))
+        return _down(max(lows)), _up(max(highs))
+
+
 def pair_bounds(a: Law, b: Law) -> PairBounds:
     """Certified pure-epsilon bounds for the pair, and the (eps_up, delta_up) certificate."""
     with mpmath.workdps(_DIGITS):
@@ -120,7 +153,8 @@ def pair_bounds(a: Law, b: Law) -> PairBounds:
                     high_x = min(Fraction(1), low_x + x.residual)
                     ratio_up = mpmath.inf if low_y == 0 else mpmath.log(_mp(high_x) / _mp(low_y))
                     best_up = max(best_up, ratio_up)
-        epsilon_up = _up(best_up) if tight_found else math.inf
+        # the certificate's epsilon is never below what is certified of the pure epsilon
+        epsilon_up = _up(max(best_up, best_low)) if tight_found else math.inf
         # an infinite epsilon certifies nothing: its delta is reported as 1
         delta_up = 1.0 if math.isinf(epsilon_up) else delta_bounds(a, b, epsilon_up)[1]
         return PairBounds(_down(best_low), epsilon_up, delta_up, witness, forward)

@@ -17,17 +17,18 @@ from __future__ import annotations
 
 import inspect
 import math
+import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..claims import Claim, PureDP, ApproxDP
+from ..claims import FLOAT_TOLERANCE, ApproxDP, Claim, PureDP
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
 from ..targets import load_target, restated_point, stated_claim
-from .certificate import delta_bounds, pair_bounds
+from .certificate import delta_bounds, loss_mass_bounds, pair_bounds
 from .law import Budget, Law, Summaries, enumerate_law
 from .result import CertifyResult, InputLaw, OutcomeBound, Verdict, Witness
 from .source import InstrumentedSource, patched_globals
@@ -207,12 +208,7 @@ def _helpers(sampler: Callable[..., Any], summarise: Any) -> tuple[Callable[...,
         return ()
     function = inspect.unwrap(getattr(sampler, "func", sampler))
     if summarise == "auto":
-        namespace = getattr(function, "__globals__", {})
-        module = getattr(function, "__module__", None)
-        return tuple(
-            value for value in namespace.values()
-            if inspect.isfunction(value) and value.__module__ == module and value is not function
-        )
+        return _module_helpers(function)
     if isinstance(summarise, str):
         raise InvalidArgument(f"summarise={summarise!r} must be 'auto', False or a list of functions")
     helpers = tuple(summarise)
@@ -220,6 +216,41 @@ def _helpers(sampler: Callable[..., Any], summarise: Any) -> tuple[Callable[...,
         if not inspect.isfunction(helper):
             raise InvalidArgument(f"summarise= lists {helper!r}, which is not a Python function")
     return helpers
+
+
+_LIBRARIES = frozenset(sys.stdlib_module_names) | {"numpy", "scipy", "sympy", "mpmath", "dpaudit.certifier"}
+
+
+def _module_helpers(function: Callable[..., Any]) -> tuple[Callable[..., Any], ...]:
+    """The functions of the sampler's module, and of the modules of the functions its code names.
+
+    So a sampler ``x + discrete_laplace(t, s, rng)`` that imported ``discrete_laplace`` from a module
+    of helpers has that module's functions summarised too; the standard library and numpy are not.
+    """
+    namespace = getattr(function, "__globals__", {})
+    modules = {getattr(function, "__module__", None)}
+    for name in _global_names(getattr(function, "__code__", None)):
+        value = namespace.get(name)
+        if inspect.isfunction(value):
+            modules.add(value.__module__)
+    modules = {m for m in modules if m and not any(m == lib or m.startswith(lib + ".") for lib in _LIBRARIES)}
+    found: dict[int, Callable[..., Any]] = {}
+    for module_name in modules:
+        module = sys.modules.get(module_name)
+        for value in vars(module).values() if module is not None else namespace.values():
+            if inspect.isfunction(value) and value.__module__ == module_name and value is not function:
+                found[id(value)] = value
+    return tuple(found.values())
+
+
+def _global_names(code: Any) -> set[str]:
+    if code is None:
+        return set()
+    names = set(code.co_names)
+    for constant in code.co_consts:
+        if inspect.iscode(constant):
+            names |= _global_names(constant)
+    return names
 
 
 def _hashable_input(value: Any) -> Any:
@@ -294,6 +325,7 @@ def _input_law(data: Any, law: Law, summary_paths: int, seconds: float) -> Input
 def _result(request: _Request, laws: dict[Any, tuple[Law, int, float]], seconds: float) -> CertifyResult:
     epsilon_low, epsilon_up, delta_up = 0.0, 0.0, 0.0
     delta_at_claim: tuple[float, float] | None = None
+    delta_at_slack: tuple[float, float] | None = None
     witness: Witness | None = None
     for a, b in request.pairs:
         law_a, law_b = laws[_hashable_input(a)][0], laws[_hashable_input(b)][0]
@@ -313,10 +345,16 @@ def _result(request: _Request, laws: dict[Any, tuple[Law, int, float]], seconds:
         if bounds.epsilon_up >= epsilon_up:
             epsilon_up, delta_up = bounds.epsilon_up, max(delta_up, bounds.delta_up)
         if request.claim is not None:
-            low, up = delta_bounds(law_a, law_b, request.claim.epsilon)
+            # what the claim bounds by delta: the hockey-stick divergence, or for probabilistic DP the
+            # probability of the outputs whose privacy loss exceeds epsilon
+            bounds_of = loss_mass_bounds if request.claim.bounds_loss_per_output else delta_bounds
+            low, up = bounds_of(law_a, law_b, request.claim.epsilon)
             delta_at_claim = (low, up) if delta_at_claim is None else (
                 max(delta_at_claim[0], low), max(delta_at_claim[1], up))
-    verdict, reason = _decide(request, delta_at_claim, epsilon_low, epsilon_up, delta_up, laws)
+            low, up = bounds_of(law_a, law_b, request.claim.epsilon * (1 + FLOAT_TOLERANCE))
+            delta_at_slack = (low, up) if delta_at_slack is None else (
+                max(delta_at_slack[0], low), max(delta_at_slack[1], up))
+    verdict, reason = _decide(request, delta_at_claim, delta_at_slack, epsilon_low, epsilon_up, delta_up, laws)
     return CertifyResult(
         target=request.name,
         claim=request.claim,
@@ -349,33 +387,45 @@ def _interval(law: Law, outcome: Any) -> tuple[float, float]:
     return _down(_mp(low)), min(1.0, _up(_mp(high)))
 
 
-def _decide(request: _Request, delta_at_claim: tuple[float, float] | None, epsilon_low: float,
-            epsilon_up: float, delta_up: float, laws: dict[Any, tuple[Law, int, float]]) -> tuple[Verdict, str]:
-    """The one rule: certified iff delta_up(claimed eps) <= claimed delta; refuted iff delta_low > it."""
+def _decide(request: _Request, delta_at_claim: tuple[float, float] | None,
+            delta_at_slack: tuple[float, float] | None, epsilon_low: float, epsilon_up: float, delta_up: float,
+            laws: dict[Any, tuple[Law, int, float]]) -> tuple[Verdict, str]:
+    """The one rule: certified iff delta_up(claimed eps) <= claimed delta; refuted iff delta_low > it.
+
+    Claims are floats: as everywhere in dpaudit (:data:`dpaudit.claims.FLOAT_TOLERANCE`), the claim is
+    read at epsilon (1 + 1e-12) and delta (1 + 1e-12), so that a code whose probability ratio is the
+    claimed e^epsilon up to the rounding of the claim's own float is neither refuted nor left unknown.
+    """
     left = max(law.residual for law, _, _ in laws.values())
     reasons = [reason for law, _, _ in laws.values() for _, reason in law.reasons[:1]]
     bracket = f"epsilon in [{epsilon_low:.10g}, {'inf' if math.isinf(epsilon_up) else f'{epsilon_up:.10g}'}]"
-    if request.claim is None or delta_at_claim is None:
+    if request.claim is None or delta_at_claim is None or delta_at_slack is None:
         return Verdict.UNKNOWN, f"no claim given: the code's {bracket} on the pairs enumerated"
     claim = request.claim
-    low, up = delta_at_claim
-    claimed_delta = claim.delta
+    claimed_delta = claim.delta * (1 + FLOAT_TOLERANCE)
+    bounded = ("the probability of an output whose privacy loss exceeds epsilon" if claim.bounds_loss_per_output
+               else "the hockey-stick delta")
+    low, up = delta_at_slack
+    rounding = "" if delta_at_claim[1] <= claim.delta else (
+        f"; within the claim's float rounding ({FLOAT_TOLERANCE:g} relative): at epsilon={claim.epsilon!r} exactly "
+        f"the delta is <= {delta_at_claim[1]:.3g}"
+    )
     if low > claimed_delta:
-        if claimed_delta == 0:
+        if claim.delta == 0:
             return Verdict.REFUTED, (f"an output's probability ratio is certified above e^{claim.epsilon:g}: "
                                      f"epsilon >= {epsilon_low:.10g} on this pair")
-        return Verdict.REFUTED, (f"the hockey-stick delta at epsilon={claim.epsilon:g} is certified >= {low:.6g} "
-                                 f"> {claimed_delta:g}")
+        return Verdict.REFUTED, (f"{bounded} at epsilon={claim.epsilon:g} is certified >= {low:.6g} "
+                                 f"> {claim.delta:g}")
     if up <= claimed_delta:
-        if claimed_delta == 0:
+        if claim.delta == 0:
             return Verdict.CERTIFIED, (f"every path enumerated and no output's probability ratio exceeds "
                                        f"e^{claim.epsilon:g}: the code is {claim.epsilon:g}-DP on the pairs "
-                                       f"enumerated ({bracket})")
-        return Verdict.CERTIFIED, (f"the hockey-stick delta at epsilon={claim.epsilon:g} is certified <= {up:.6g} "
-                                   f"<= {claimed_delta:g} on the pairs enumerated ({bracket})")
+                                       f"enumerated ({bracket}){rounding}")
+        return Verdict.CERTIFIED, (f"{bounded} at epsilon={claim.epsilon:g} is certified <= {up:.6g} "
+                                   f"<= {claim.delta:g} on the pairs enumerated ({bracket}){rounding}")
     why = f"; set aside: {reasons[0]}" if reasons else ""
-    if claimed_delta == 0 and not math.isinf(epsilon_up) and epsilon_up <= claim.epsilon * (1 + 1e-12):
+    if claim.delta == 0 and not math.isinf(epsilon_up) and epsilon_up <= claim.epsilon * (1 + FLOAT_TOLERANCE):
         return Verdict.UNKNOWN, (f"the code is ({epsilon_up:.10g}, {delta_up:.3g})-DP on the pairs enumerated, but "
                                  f"pure {claim.epsilon:g}-DP needs the unexplored mass ({float(left):.3g}) closed{why}")
-    return Verdict.UNKNOWN, (f"the delta at epsilon={claim.epsilon:g} lies in [{low:.3g}, {up:.3g}], which contains "
-                             f"the claimed {claimed_delta:g}: unexplored mass {float(left):.3g}{why}")
+    return Verdict.UNKNOWN, (f"{bounded} at epsilon={claim.epsilon:g} lies in [{low:.3g}, {up:.3g}], which contains "
+                             f"the claimed {claim.delta:g}: unexplored mass {float(left):.3g}{why}")
