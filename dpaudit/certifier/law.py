@@ -164,7 +164,8 @@ class Summaries:
 
     A helper is summarised at a call whose arguments are all plain values (numbers, strings, tuples,
     the random source); its law is that of ``(return value, draws made)``.  A call with a symbolic or
-    mutable argument, a recursive call, or a helper returning something else runs inline.  The helper
+    mutable argument, a recursive call, or a helper returning something else (a value of a draw, such
+    as a uniform, which the caller goes on to transform) runs inline.  The helper
     must be a function of its arguments and draws (the assumption of the whole enumeration).
     """
 
@@ -347,8 +348,8 @@ def _finish(helper: bool) -> Callable[[Any], Any]:
         return plain_output
 
     def finish(value: Any) -> Any:
-        if isinstance(value, Symbolic):
-            value = value.concrete("the helper's result")
+        if isinstance(value, Symbolic):  # a value of a draw: followed in the caller, where it is used
+            raise _NotSummarisable
         try:
             plain_key(value)
         except NotPlain:

@@ -32,6 +32,7 @@ within one ulp on this platform, an error of the same order as the (x) and (+) r
 from __future__ import annotations
 
 import math
+import random
 from typing import Any
 
 import numpy as np
@@ -44,7 +45,15 @@ from ..base import Mechanism
 from ..registry import register
 from .laplace import count
 
-__all__ = ["full_precision_uniform", "mironov_epsilon", "snap_grid", "snapping_density", "snapping_noise_release"]
+__all__ = [
+    "full_precision_uniform",
+    "full_precision_uniform_once",
+    "mironov_epsilon",
+    "snap_grid",
+    "snapping_density",
+    "snapping_noise_release",
+    "snapping_once",
+]
 
 UNIT_ROUNDOFF = 2.0**-53
 _MAX_EXPONENT = 1021
@@ -66,6 +75,40 @@ def full_precision_uniform(n: int, rng: np.random.Generator) -> np.ndarray:
     exponent = np.minimum(rng.geometric(0.5, size=n) - 1, _MAX_EXPONENT)
     mantissa = rng.integers(0, 2**52, size=n, dtype=np.int64) + 2**52
     return np.ldexp(mantissa.astype(np.float64), -(53 + exponent))
+
+
+def uniform_exponent(rng: random.Random) -> int:
+    """The exponent e of U*: P(e = k) = 2^-(k+1) for k < 1021 and P(e = 1021) = 2^-1021, from fair bits."""
+    exponent = 0
+    while exponent < _MAX_EXPONENT:
+        if rng.getrandbits(1):
+            return exponent
+        exponent += 1
+    return exponent
+
+
+def full_precision_uniform_once(rng: random.Random) -> float:
+    """One draw of U* = (2^52 + m) 2^-(53 + e) from a ``random.Random``: the law of :func:`full_precision_uniform`.
+
+    The product by a power of two is exact (no underflow: 53 + e <= 1074 keeps the result normal).
+    """
+    exponent = uniform_exponent(rng)
+    mantissa = rng.getrandbits(52)
+    return (2**52 + mantissa) * 2.0 ** -(53 + exponent)
+
+
+def snapping_once(value: float, scale: float, bound: float, rng: random.Random) -> float:
+    """One output clamp_B(Lambda round((clamp_B(value) + S lambda ln U*) / Lambda)), with ``math.log``.
+
+    The same formula as :func:`snapping_noise_release` for one run, from a ``random.Random``: the sign
+    from one fair bit, U* from :func:`full_precision_uniform_once`, Python's ``round`` (half to even, as
+    numpy's ``rint``).  Its logarithm is libm's ``log`` through ``math.log``, which may differ from
+    numpy's vectorised ``log`` in the last bit: the certificate is of this code.
+    """
+    grid = snap_grid(scale)
+    sign = -1.0 if rng.getrandbits(1) else 1.0
+    noisy = min(max(value, -bound), bound) + sign * scale * math.log(full_precision_uniform_once(rng))
+    return min(max(round(noisy / grid) * grid, -bound), bound)
 
 
 def snapping_noise_release(value: float, scale: float, bound: float, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -147,11 +190,15 @@ def snapping(epsilon: float = 0.5, bound: float = 100.0) -> Mechanism:
     def density():
         return snapping_density(epsilon, bound, claimed)
 
+    def one_run(data: Any, rng: random.Random) -> float:
+        return snapping_once(count(data), scale, bound, rng)
+
     return Mechanism(
         name="snapping",
         claim=PureDP(claimed),
         neighbours=AddRemove(),
         sampler=sample,
+        one_run=one_run,
         family="laplace",
         description=(
             f"snapping mechanism on a count, lambda={scale:g}, Lambda={snap_grid(scale):g}, B={bound:g}, "
