@@ -310,7 +310,7 @@ def enumerate_law(
         terminals[node][outcome] += q
         terminal_mass[node] += q
         if outcome not in witnesses:
-            witnesses[outcome] = tuple(_described(d) for d in run.decisions)
+            witnesses[outcome] = tuple(_described(d) for d in run.decisions if d.kind != "rest")
     grow()
     visits = _visits(transitions)
     outcomes: dict[Hashable, Fraction] = defaultdict(Fraction)
@@ -335,11 +335,11 @@ def enumerate_law(
 
 
 def _described(decision: Decision) -> str:
+    """One step of a path: the event (its text cut at 100 characters) and the answer taken."""
+    event = decision.event if len(decision.event) <= 100 else decision.event[:97] + "..."
     if decision.kind == "side":
-        return f"{decision.event}: {bool(decision.value)}"
-    if decision.kind == "rest":
-        return f"{decision.event}: not the run tried first"
-    return f"{decision.event}: {decision.value[0] if decision.kind == 'outcome' else decision.value!r}"
+        return f"{event}: {bool(decision.value)}"
+    return f"{event}: {decision.value[0] if decision.kind == 'outcome' else decision.value!r}"
 
 
 def _finish(helper: bool) -> Callable[[Any], Any]:

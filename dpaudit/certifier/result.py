@@ -90,8 +90,8 @@ class Witness:
 class CertifyResult:
     """The certificate (or refutation) of a sampler's own code on the pairs enumerated.
 
-    ``epsilon_low <= epsilon <= epsilon_up`` for the pure epsilon of the pairs; ``(epsilon_up,
-    delta_up)`` is a valid (epsilon, delta) certificate.  With a claim, ``delta_at_claim`` brackets the
+    ``epsilon_low`` is a certified lower bound of the pure epsilon of the pairs; ``(epsilon_up,
+    delta_up)`` is a valid (epsilon, delta) certificate (``delta_up`` = 0: pure).  With a claim, ``delta_at_claim`` brackets the
     hockey-stick delta at the claimed epsilon (the claim is certified when its upper end is at most the
     claimed delta, refuted when its lower end exceeds it).  ``observed`` says what an adversary sees:
     the output, or the output with the number of draws the sampler made.
@@ -129,9 +129,15 @@ class CertifyResult:
         return max((law.residual for law in self.laws), default=0.0)
 
     def bracket(self, audited_low: float | None = None) -> str:
-        """``epsilon in [low, up]``, the low end the larger of the certified one and an audited one."""
+        """``epsilon in [low, up]``, the low end the larger of the certified one and an audited one; the
+        certificate's delta is named when it is not 0.  When an output of one input only makes the pure
+        epsilon larger than the certificate's, both statements are given."""
         low = self.epsilon_low if audited_low is None else max(self.epsilon_low, audited_low)
-        return f"epsilon in [{_number(low)}, {_number(self.epsilon_up)}]"
+        with_delta = f" with delta {self.delta_up:.3g}" if self.delta_up > 0 else ""
+        if low > self.epsilon_up:
+            return (f"pure epsilon >= {_number(low)}; ({_number(self.epsilon_up)}, {self.delta_up:.3g})-DP "
+                    "certified")
+        return f"epsilon in [{_number(low)}, {_number(self.epsilon_up)}{with_delta}]"
 
     def as_dict(self) -> dict[str, Any]:
         return to_json({
@@ -176,8 +182,7 @@ class CertifyResult:
         claim = "no claim" if self.claim is None else str(self.claim)
         out = [f"{self.verdict.value.upper()}: {self.target} against {claim} ({self.observed} observed)",
                f"  {self.reason}",
-               f"  {self.bracket()} (certified, exact path enumeration); (epsilon_up, delta_up) = "
-               f"({_number(self.epsilon_up)}, {self.delta_up:.3g})"]
+               f"  {self.bracket()} (certified by exact path enumeration)"]
         if self.delta_at_claim is not None:
             low, up = self.delta_at_claim
             out.append(f"  delta at the claimed epsilon in [{low:.3g}, {up:.3g}]")

@@ -35,7 +35,7 @@ from dpaudit.mechanisms.catalogue import (
 )
 from dpaudit.mechanisms.catalogue.flawed import calibration
 from dpaudit.mechanisms.one_run import discrete_laplace
-from tests.certify import oracle
+from tests.certifier import oracle
 from tests.gof import ALPHA, discrete_pvalue
 
 pytestmark = pytest.mark.statistical
@@ -174,7 +174,7 @@ def test_the_discrete_entries_have_one_run_samplers():
     expected = {
         "rr-two-coin", "rr", "k-rr", "rappor", "geometric", "discrete-gaussian", "exponential", "top-k",
         "meiser-k", "meiser-k-merged", "net-mechanism", "thresholded-histogram",
-        "rr-miscalibrated", "exponential-no-factor-2", "geometric-by-trials",
+        "rr-miscalibrated", "exponential-no-factor-2", "geometric-by-trials", "snapping", "geometric-inverse-cdf",
     }
     assert set(ENTRIES) == expected
 

@@ -50,6 +50,7 @@ COVERAGE = {
     "geometric": (PROVED, ""),
     # the output's pmf is exact: proved for it; the draw-count side channel is the auditor's to find
     "geometric-by-trials": (PROVED, "declared exact density only"),
+    "geometric-inverse-cdf": (PROVED, "declared exact density only"),
     "k-rr": (PROVED, ""),
     "laplace": (PROVED, ""),
     "laplace-float-textbook": (PROVED, "declared exact density only"),
