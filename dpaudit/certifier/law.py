@@ -348,8 +348,10 @@ def _finish(helper: bool) -> Callable[[Any], Any]:
         return plain_output
 
     def finish(value: Any) -> Any:
-        if isinstance(value, Symbolic):  # a value of a draw: followed in the caller, where it is used
-            raise _NotSummarisable
+        if isinstance(value, Symbolic):
+            if value.run.size(value.draw) > SMALL_INTERVAL:  # a uniform: followed in the caller, where it is used
+                raise _NotSummarisable
+            value = value.concrete("the helper's result")  # a small integer draw: one outcome per value
         try:
             plain_key(value)
         except NotPlain:
