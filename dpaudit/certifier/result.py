@@ -134,6 +134,8 @@ class CertifyResult:
         epsilon larger than the certificate's, both statements are given."""
         low = self.epsilon_low if audited_low is None else max(self.epsilon_low, audited_low)
         with_delta = f" with delta {self.delta_up:.3g}" if self.delta_up > 0 else ""
+        if math.isinf(self.epsilon_up):
+            return f"epsilon >= {_number(low)} (no finite upper bound certified)"
         if low > self.epsilon_up:
             return (f"pure epsilon >= {_number(low)}; ({_number(self.epsilon_up)}, {self.delta_up:.3g})-DP "
                     "certified")
