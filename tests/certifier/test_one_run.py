@@ -35,7 +35,7 @@ from dpaudit.mechanisms.catalogue import (
 )
 from dpaudit.mechanisms.catalogue.flawed import calibration
 from dpaudit.mechanisms.one_run import discrete_laplace
-from tests.certify import oracle
+from tests.certifier import oracle
 from tests.gof import ALPHA, discrete_pvalue
 
 pytestmark = pytest.mark.statistical
