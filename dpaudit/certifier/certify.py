@@ -139,6 +139,11 @@ def _request(target: Any, pair: Any, pairs: Any, claim: Any, epsilon: Any, delta
                 "f(data, rng) that draws scalars from rng; its sampler draws n outputs at once"
             )
         own_claim, own_pairs = loaded.claim, tuple(loaded.pairs)
+    elif isinstance(loaded, type):
+        # a class is callable, but calling it builds an object: it is no sampler of one output
+        raise InvalidArgument(
+            f"target={name!r} is a class; certify needs a function f(data, rng) that returns one output"
+        )
     elif callable(loaded):
         sampler = loaded
     else:
@@ -222,18 +227,16 @@ _LIBRARIES = frozenset(sys.stdlib_module_names) | {"numpy", "scipy", "sympy", "m
 
 
 def _module_helpers(function: Callable[..., Any]) -> tuple[Callable[..., Any], ...]:
-    """The functions of the sampler's module, and of the modules of the functions its code names.
+    """The functions of the sampler's module, and of the modules of the functions its code reaches.
 
     So a sampler ``x + discrete_laplace(t, s, rng)`` that imported ``discrete_laplace`` from a module
-    of helpers has that module's functions summarised too; the standard library and numpy are not.
+    of helpers has that module's functions summarised too, and so does a closure calling another
+    closure (``inner(data, rng)``, ``selection.one_run(...)``) defined in a module of helpers (see
+    :func:`_reached`); the standard library and numpy are not.
     """
+    modules = {getattr(f, "__module__", None) for f in _reached(function)}
+    modules = {m for m in modules if m and not _is_library(m)}
     namespace = getattr(function, "__globals__", {})
-    modules = {getattr(function, "__module__", None)}
-    for name in _global_names(getattr(function, "__code__", None)):
-        value = namespace.get(name)
-        if inspect.isfunction(value):
-            modules.add(value.__module__)
-    modules = {m for m in modules if m and not any(m == lib or m.startswith(lib + ".") for lib in _LIBRARIES)}
     found: dict[int, Callable[..., Any]] = {}
     for module_name in modules:
         module = sys.modules.get(module_name)
@@ -241,6 +244,52 @@ def _module_helpers(function: Callable[..., Any]) -> tuple[Callable[..., Any], .
             if inspect.isfunction(value) and value.__module__ == module_name and value is not function:
                 found[id(value)] = value
     return tuple(found.values())
+
+
+def _is_library(module_name: str) -> bool:
+    return any(module_name == lib or module_name.startswith(lib + ".") for lib in _LIBRARIES)
+
+
+def _reached(function: Callable[..., Any]) -> list[Callable[..., Any]]:
+    """The Python functions the sampler's code can reach by name, the sampler first, outside the libraries.
+
+    From a function: the globals its code names, the values of its closure cells, and the attributes its
+    code names of those values (``selection.one_run``, ``helpers.draw``: attributes the sampler's own code
+    reads when it runs, so reading them here runs nothing the sampler would not); then the same from every
+    function found.
+    """
+    seen: dict[int, Callable[..., Any]] = {}
+    work = [function]
+    while work:
+        current = work.pop()
+        if id(current) in seen or not inspect.isfunction(current):
+            continue
+        seen[id(current)] = current
+        code = current.__code__
+        names = _global_names(code)
+        namespace = current.__globals__
+        values = [namespace[n] for n in names if n in namespace]
+        for cell in current.__closure__ or ():
+            try:
+                values.append(cell.cell_contents)
+            except ValueError:  # an empty cell
+                continue
+        for value in values:
+            if inspect.isfunction(value):
+                if not _is_library(value.__module__ or ""):
+                    work.append(value)
+                continue
+            if isinstance(value, type) or _is_library(getattr(value, "__name__", "") if inspect.ismodule(value)
+                                                      else type(value).__module__ or ""):
+                continue
+            for name in names:
+                try:
+                    attribute = getattr(value, name, None)
+                except Exception:  # an attribute that cannot be read here is not followed
+                    continue
+                if inspect.isfunction(attribute) and not _is_library(attribute.__module__ or ""):
+                    work.append(attribute)
+    return list(seen.values())
 
 
 def _global_names(code: Any) -> set[str]:
@@ -295,7 +344,7 @@ def _enumerate(request: _Request, data: Any) -> tuple[Law, int, float]:
 
 def _namespaces(function: Callable[..., Any], helpers: tuple[Callable[..., Any], ...]) -> list[dict[str, Any]]:
     found: dict[int, dict[str, Any]] = {}
-    for item in (function, *helpers):
+    for item in (*_reached(function), *helpers):
         namespace = getattr(item, "__globals__", None)
         if namespace is not None:
             found[id(namespace)] = namespace

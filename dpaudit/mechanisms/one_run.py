@@ -34,7 +34,7 @@ NOTES.md Part 3).
 
 Each catalogue entry with a discrete output attaches its own one-run sampler (``Mechanism.one_run``)
 built from these helpers with the parameters its vectorised sampler uses (the same rationals, read by
-``as_fraction``), and a test checks that the two agree in law (``tests/certify/test_one_run.py``).
+``as_fraction``), and a test checks that the two agree in law (``tests/certifier/test_one_run.py``).
 """
 
 from __future__ import annotations

@@ -25,6 +25,9 @@ outside mass (:class:`Truncated`).
   (:func:`geometric_by_trials_joint_pmf`);
 * float code: :func:`grid_bernoulli` and :func:`grid_categorical`, the exact laws of ``random() < p``
   and of inverting a float CDF with ``random()`` on CPython / numpy (NOTES.md Part 3);
+  :func:`grid_count_below` (the grid points where a monotone float function of ``random()`` stays below
+  a constant, by bisection with the float operations themselves) and :func:`choices_pmf`, the law of
+  CPython's ``random.choices(population, weights)``;
 * from two laws: :func:`exact_epsilon` (max |ln ratio|) and :func:`hockey_stick_delta`.
 """
 
@@ -92,6 +95,41 @@ def grid_categorical(cdf: Sequence[float]) -> dict[int, Fraction]:
     """
     bounds = [Fraction(0)] + [grid_bernoulli(c) for c in cdf] + [Fraction(1)]
     law = {i: hi - lo for i, (lo, hi) in enumerate(itertools.pairwise(bounds))}
+    return {i: p for i, p in law.items() if p}
+
+
+def grid_count_below(f: Any, c: float) -> int:
+    """#{j in [0, 2^53) : f(j / 2^53) < c} for a float function f non-decreasing on [0, 1).
+
+    {j : f(j / 2^53) < c} is then a prefix of the grid; its end is found by bisection, evaluating f with
+    the float operations themselves (j * 2^-53 is exact in double for j < 2^53).
+    """
+    if not f(0.0) < c:
+        return 0
+    if f((GRID - 1) * 2.0**-53) < c:
+        return GRID
+    lo, hi = 0, GRID - 1  # f(lo) < c, not f(hi) < c
+    while hi - lo > 1:
+        middle = (lo + hi) // 2
+        if f(middle * 2.0**-53) < c:
+            lo = middle
+        else:
+            hi = middle
+    return hi
+
+
+def choices_pmf(weights: Sequence[float]) -> dict[int, Fraction]:
+    """The law of CPython's ``random.choices(range(n), weights)[0]`` (3.11, ``Lib/random.py``).
+
+    The code: ``cum_weights = list(accumulate(weights))``, ``total = cum_weights[-1] + 0.0``, then
+    ``bisect(cum_weights, random() * total, 0, n - 1)``.  The index is >= i (1 <= i <= n - 1) exactly when
+    ``random() * total >= cum_weights[i - 1]``, so P[index < i] = grid_count_below(u * total, cum[i - 1])
+    / 2^53 (the product is monotone in u).  Zero masses are left out.
+    """
+    cum: list[float] = list(itertools.accumulate(float(w) for w in weights))
+    total = cum[-1] + 0.0
+    below = [0] + [grid_count_below(lambda u: u * total, cum[i - 1]) for i in range(1, len(cum))] + [GRID]
+    law = {i: Fraction(hi - lo, GRID) for i, (lo, hi) in enumerate(itertools.pairwise(below))}
     return {i: p for i, p in law.items() if p}
 
 

@@ -1,0 +1,246 @@
+"""Unit tests of the certifier's pieces, on closed-form cases.
+
+* :func:`dpaudit.certifier.frames.state_key`: a call inside a ``for`` loop is no merge point (its
+  iterator is state the frame does not show), a dead variable does not distinguish states, a live one
+  does, a function with a ``try`` block gives no key;
+* symbolic comparisons split a draw's interval exactly: ``random() < p`` keeps ceil(p 2^53) of the 2^53
+  grid points, ``<=`` keeps floor(p 2^53) + 1, a monotone chain (``1 - u``, ``log``, ``* c``) keeps the count
+  found by bisection with the float operations themselves (:func:`oracle.grid_count_below`);
+* what cannot be followed is "unknown" with a one-line reason, never a wrong answer: one value from two
+  uniforms (the reason names both draws), a continuous output, mass on which the sampler raises (kept
+  unexplored), a sampler that is not deterministic given its draws, a vectorised ``size=`` draw;
+* bad arguments raise :class:`~dpaudit.errors.InvalidArgument` naming the argument and its value.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from fractions import Fraction
+
+import pytest
+
+import dpaudit
+from dpaudit.certifier.frames import state_key
+from dpaudit.certifier.law import Budget, Summaries, enumerate_law
+from dpaudit.certifier.source import InstrumentedSource
+from dpaudit.errors import InvalidArgument
+
+from . import oracle
+from .oracle import GRID
+
+# ---- frames.state_key ------------------------------------------------------------------------------------
+
+
+class Probe:
+    """Stands for a random source (keyed as one, like the instrumented source): records the state key of
+    its caller's frame at each call."""
+
+    _dpaudit_source = True
+
+    def __init__(self, answers: list[int]) -> None:
+        self.answers = list(answers)
+        self.keys: list[object] = []
+
+    def draw(self) -> int:
+        self.keys.append(state_key(sys._getframe(1)))
+        return self.answers.pop(0)
+
+
+def in_for_loop(probe: Probe) -> int:
+    total = 0
+    for _ in range(3):
+        total += probe.draw()
+    return total
+
+
+def dead_variable(probe: Probe) -> int:
+    y = 7  # overwritten by the call's result before any read: dead at the call
+    while True:
+        y = probe.draw()
+        if y == 0:
+            return 1
+
+
+def live_variable(probe: Probe) -> int:
+    count = 0
+    while True:
+        y = probe.draw()
+        if y == 0:
+            return count
+        count += 1
+
+
+def in_try_block(probe: Probe) -> int:
+    while True:
+        try:
+            y = probe.draw()
+        except ValueError:
+            continue
+        if y == 0:
+            return y
+
+
+def test_a_call_in_a_for_loop_is_no_merge_point():
+    probe = Probe([1, 1, 1])
+    in_for_loop(probe)
+    assert probe.keys == [None, None, None]
+
+
+def test_a_dead_variable_does_not_distinguish_states():
+    probe = Probe([5, 3, 0])  # y is 7, then 5, then 3 before the three calls
+    dead_variable(probe)
+    assert None not in probe.keys and len(set(probe.keys)) == 1
+
+
+def test_a_live_variable_distinguishes_states():
+    probe = Probe([1, 1, 0])  # count is 0, 1, 2 at the three calls
+    live_variable(probe)
+    assert None not in probe.keys and len(set(probe.keys)) == 3
+
+
+def test_a_try_block_gives_no_key():
+    probe = Probe([1, 0])
+    in_try_block(probe)
+    assert probe.keys == [None, None]
+
+
+# ---- symbolic comparisons split the grid exactly ----------------------------------------------------------
+
+
+def _law(function, data=None):
+    """The exact law of ``function(data, rng)`` on an instrumented source (no summaries, tight budget)."""
+    summaries = Summaries([], observe_draws=False, budget=Budget())
+    return enumerate_law(function, (data, InstrumentedSource()), summaries=summaries, observe_draws=False,
+                         budget=Budget(tolerance=Fraction(0)))
+
+
+@pytest.mark.parametrize("p", [0.5, 1 / 3, 0.1, math.e / (1 + math.e), 2.0**-60, 1 - 2.0**-53, 0.0, 1.0])
+def test_random_below_p_keeps_ceil_p_2_53_grid_points(p):
+    law = _law(lambda _, rng: rng.random() < p)
+    assert law.complete
+    assert law.outcomes.get(True, 0) == Fraction(math.ceil(Fraction(p) * GRID), GRID) == oracle.grid_bernoulli(p)
+
+
+@pytest.mark.parametrize("p", [0.5, 1 / 3, 0.1])
+def test_random_at_most_p_keeps_floor_p_2_53_plus_one_grid_points(p):
+    law = _law(lambda _, rng: rng.random() <= p)
+    assert law.outcomes[True] == Fraction(math.floor(Fraction(p) * GRID) + 1, GRID)
+
+
+def test_a_monotone_chain_of_one_uniform_keeps_the_grid_points_of_its_float_code():
+    # -log(1 - u) * 3 < 2: decreasing then increasing steps, evaluated with the code's own rounding
+    def sampler(_, rng):
+        return -math.log(1 - rng.random()) * 3 < 2
+
+    count = oracle.grid_count_below(lambda u: -math.log(1 - u) * 3, 2)
+    result = dpaudit.certify(sampler, pair=(0, 1))
+    low, high = result.laws[0].probability(True)
+    assert result.laws[0].complete
+    assert low <= Fraction(count, GRID) <= high and high - low < 1e-15
+    assert abs(count / GRID - (1 - math.exp(-2 / 3))) < 1e-15
+
+
+def test_an_integer_draw_branches_over_its_values_exactly():
+    law = _law(lambda _, rng: rng.randrange(7) // 3)
+    assert law.outcomes == {0: Fraction(3, 7), 1: Fraction(3, 7), 2: Fraction(1, 7)} and law.complete
+
+
+# ---- what cannot be followed: unknown, with its reason -------------------------------------------------------
+
+
+def _one_line(reason: str) -> bool:
+    return "\n" not in reason
+
+
+def two_uniforms(x, rng):
+    return rng.random() + rng.random() < 1
+
+
+def continuous(x, rng):
+    return rng.random() + x
+
+
+def raises_sometimes(x, rng):
+    if rng.randrange(4) == 0 and x == 1:
+        raise RuntimeError("boom")
+    return 0
+
+
+_CALLS = [0]
+
+
+def global_counter(x, rng):
+    _CALLS[0] += 1
+    if _CALLS[0] % 2:
+        return rng.randrange(2)
+    return rng.randrange(3)
+
+
+def vectorised(x, rng):
+    return rng.integers(0, 2, size=3)
+
+
+def test_one_value_from_two_uniforms_is_unknown_naming_both_draws():
+    result = dpaudit.certify(two_uniforms, pair=(0, 1), epsilon=1.0)
+    assert result.verdict.value == "unknown" and _one_line(result.reason)
+    assert "random() #1" in result.reason and "random() #2" in result.reason
+    assert all(law.residual == 1.0 for law in result.laws)
+
+
+def test_a_continuous_output_is_unknown_with_its_reason():
+    result = dpaudit.certify(continuous, pair=(0, 1), epsilon=1.0)
+    assert result.verdict.value == "unknown" and _one_line(result.reason)
+    assert "continuous" in result.reason and "random() #1" in result.reason
+
+
+def test_mass_on_which_the_sampler_raises_stays_unexplored_never_certified():
+    result = dpaudit.certify(raises_sometimes, pair=(0, 1), epsilon=5.0)
+    assert result.verdict.value == "unknown"
+    law_0, law_1 = result.laws
+    assert law_0.complete and law_0.probability(0)[0] >= 1 - 1e-15
+    assert law_1.residual >= 0.25 and law_1.probability(0)[0] <= 0.75 <= law_1.probability(0)[1]
+    assert "RuntimeError: boom" in law_1.set_aside[0][1] and law_1.set_aside[0][0] >= 0.25
+
+
+def test_a_sampler_that_is_not_deterministic_given_its_draws_is_detected():
+    result = dpaudit.certify(global_counter, pair=(0, 1), epsilon=1.0, summarise=False)
+    assert result.verdict.value == "unknown" and _one_line(result.reason)
+    assert "not deterministic" in result.reason
+
+
+def test_a_vectorised_draw_is_refused_with_its_reason():
+    result = dpaudit.certify(vectorised, pair=(0, 1), epsilon=1.0)
+    assert result.verdict.value == "unknown" and _one_line(result.reason)
+    assert "size=3" in result.reason and "vectorised" in result.reason
+
+
+# ---- bad arguments ---------------------------------------------------------------------------------------------
+
+
+def plain(x, rng):
+    return x
+
+
+class SamplerClass:
+    def __init__(self, data, rng):
+        self.data = data
+
+
+@pytest.mark.parametrize("target, options, named", [
+    (plain, {}, "pair="),
+    (plain, {"pair": (0, 1), "observe": "x"}, "observe='x'"),
+    (plain, {"pair": (0, 1), "tolerance": -1e-3}, "tolerance=-0.001"),
+    (plain, {"pair": (0, 1), "time_limit": 0}, "time_limit=0"),
+    (plain, {"pair": (0, 1), "max_paths": 0}, "max_paths=0"),
+    (plain, {"pair": (0, 1, 2)}, "pair=(0, 1, 2)"),
+    (plain, {"pair": (0, 1), "summarise": "yes"}, "summarise='yes'"),
+    (plain, {"pair": (0, 1), "delta": 0.1}, "delta="),
+    (SamplerClass, {"pair": (0, 1)}, "target='SamplerClass'"),
+    (int, {"pair": (0, 1)}, "target='int'"),
+])
+def test_bad_arguments_raise_invalid_argument_naming_the_argument(target, options, named):
+    with pytest.raises(InvalidArgument) as error:
+        dpaudit.certify(target, **options)
+    assert named in str(error.value)
+    assert isinstance(error.value, ValueError)
