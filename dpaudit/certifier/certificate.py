@@ -10,10 +10,11 @@ and the excesses ``P_x(o) - L_x(o)`` sum to at most ``r_x`` over all outcomes.  
 * its lower bound: ``delta(eps) >= sum_o max(0, L_x(o) - e^eps H_y(o))`` (a sum of smaller terms);
 * pure epsilon, certified lower bound: ``eps >= max_o ln(L_x(o) / H_y(o))`` (infinite when
   ``H_y(o) = 0``: an output possible under one input only, with the other's law complete);
-* the upper bound reported beside it: ``eps_up = max_o ln(H_x(o) / L_y(o))`` over the outcomes reached
-  under both inputs whose intervals are tight (width at most :data:`TIGHT` of the lower bound), with
-  ``delta_up(eps_up)`` from the first line covering every other outcome (those of one input only, the
-  tails not enumerated): (eps_up, delta_up) is a valid certificate for the pair
+* the upper bound reported beside it: ``eps_up = max_o ln(H_x(o) / L_y(o))`` over the outcomes whose
+  intervals are tight (width at most :data:`TIGHT` of the lower bound; an output of one input only
+  when the other's law is complete, ratio infinite), and never below the certified lower bound, with
+  ``delta_up(eps_up)`` from the first line covering every other outcome (the tails not enumerated):
+  (eps_up, delta_up) is a valid certificate for the pair
   (Dwork & Roth 2014, Def. 2.4, read through the hockey-stick divergence, e.g. Balle et al. 2018,
   "Privacy amplification by subsampling", Thm. 1).
 
@@ -148,13 +149,15 @@ def pair_bounds(a: Law, b: Law) -> PairBounds:
                 ratio_low = mpmath.inf if high_y == 0 else mpmath.log(_mp(low_x) / _mp(high_y))
                 if ratio_low > best_low or witness is None and ratio_low >= best_low:
                     best_low, witness, forward = ratio_low, outcome, is_forward
-                # outputs of one input only are left to delta_up, which counts their mass
-                tight = low_y > 0 and x.residual <= TIGHT * low_x and y.residual <= TIGHT * low_y
+                # an output of one input only counts when the other's law is complete (its ratio is then
+                # exactly infinite); the tails not enumerated are left to delta_up, which counts their mass
+                tight = x.residual <= TIGHT * low_x and y.residual <= TIGHT * low_y
                 if tight:
                     tight_found = True
                     high_x = min(Fraction(1), low_x + x.residual)
-                    best_up = max(best_up, mpmath.log(_mp(high_x) / _mp(low_y)))
-        epsilon_up = _up(best_up) if tight_found else math.inf
+                    best_up = max(best_up, mpmath.inf if low_y == 0 else mpmath.log(_mp(high_x) / _mp(low_y)))
+        # an upper bound of the pure epsilon is never below what is certified of it
+        epsilon_up = _up(max(best_up, best_low)) if tight_found else math.inf
         # an infinite epsilon certifies nothing: its delta is reported as 1
         delta_up = 1.0 if math.isinf(epsilon_up) else delta_bounds(a, b, epsilon_up)[1]
         return PairBounds(_down(best_low), epsilon_up, delta_up, witness, forward)

@@ -39,7 +39,8 @@ from dpaudit.mechanisms.catalogue import (
     randomized_response,
     thresholded_histogram,
 )
-from dpaudit.mechanisms.catalogue.flawed import calibration, timing
+from dpaudit.mechanisms.catalogue import snapping as snapping_module
+from dpaudit.mechanisms.catalogue.flawed import calibration, floating_point, timing
 
 from . import oracle
 from .checks import as_law, assert_claim_bracket_sound, assert_epsilon_sound, assert_intervals_contain, exact_epsilon
@@ -113,6 +114,72 @@ def _by_trials_joint(data: Any) -> Truncated:
     return Truncated(pmf, 1 - sum(pmf.values()))
 
 
+def _grid_runs(value_at: Callable[[int], Any], lo: int, hi: int) -> dict[Any, int]:
+    """How many integers j in [lo, hi) give each value of ``value_at``, a monotone function of j:
+    runs found by bisection, directly on the code's own float formula (no enumerator involved)."""
+    counts: dict[Any, int] = {}
+    while lo < hi:
+        value = value_at(lo)
+        left, right = lo, hi  # the first j in (lo, hi] whose value differs
+        while right - left > 1:
+            middle = (left + right) // 2
+            if value_at(middle) == value:
+                left = middle
+            else:
+                right = middle
+        counts[value] = counts.get(value, 0) + right - lo
+        lo = right
+    return counts
+
+
+def _inverse_cdf_law(data: Any) -> dict[Any, Fraction]:
+    """The float law of ``geometric-inverse-cdf`` (epsilon 1): u = j 2^-53, the code's own formula, counted."""
+    a = math.exp(-1.0)
+    log_a = math.log(a)
+    q = _ones(data)
+    grid = 2**53
+    split = next(j for j in _bisect_first(lambda j: j * 2.0**-53 * (1.0 + a) >= 1.0, 0, grid))
+    law: dict[Any, Fraction] = {}
+    for lo, hi in ((0, split), (split, grid)):
+        runs = _grid_runs(lambda j: q + floating_point._inverse_cdf_geometric(j * 2.0**-53, a, log_a), lo, hi)
+        for value, count in runs.items():
+            law[value] = law.get(value, Fraction(0)) + Fraction(count, grid)
+    return law
+
+
+def _bisect_first(predicate: Callable[[int], bool], lo: int, hi: int):
+    """Yields the smallest j in [lo, hi) with ``predicate(j)`` (monotone: false then true)."""
+    while lo < hi:
+        middle = (lo + hi) // 2
+        if predicate(middle):
+            hi = middle
+        else:
+            lo = middle + 1
+    yield lo
+
+
+def _snapping_law(data: Any) -> dict[Any, Fraction]:
+    """The float law of ``snapping`` (epsilon 0.5, B = 100): sign, exponent e and mantissa m counted.
+
+    P(sign) = 1/2, P(e = k) = 2^-(k+1) (k < 1021; 2^-1021 at 1021), m uniform on 2^52 values, and the
+    output a monotone function of m for fixed (sign, e): its runs are counted by bisection."""
+    q = _ones(data)
+    law: dict[Any, Fraction] = {}
+    for sign_bit in (0, 1):
+        sign = -1.0 if sign_bit else 1.0
+        for e in range(1022):
+            p_e = Fraction(1, 2 ** (e + 1)) if e < 1021 else Fraction(1, 2**1021)
+
+            def output(m: int, e: int = e, sign: float = sign) -> float:
+                u = (2**52 + m) * 2.0 ** -(53 + e)
+                noisy = min(max(q, -100.0), 100.0) + sign * 2.0 * math.log(u)
+                return min(max(round(noisy / 2.0) * 2.0, -100.0), 100.0)
+
+            for value, count in _grid_runs(output, 0, 2**52).items():
+                law[value] = law.get(value, Fraction(0)) + Fraction(1, 2) * p_e * Fraction(count, 2**52)
+    return law
+
+
 @dataclass(frozen=True)
 class Row:
     """One catalogue entry: the mechanism built with explicit parameters, the exact law of one run on an
@@ -157,6 +224,11 @@ ROWS = [
         True, False),
     Row("geometric-by-trials", timing.geometric_by_trials, _by_trials_output, True, True),
     Row("geometric-by-trials", timing.geometric_by_trials, _by_trials_joint, False, False, observe="draws"),
+    # float code, its exact law counted on the 2^-53 grid: the tails truncated, epsilon inf
+    Row("geometric-inverse-cdf", lambda: floating_point.geometric_inverse_cdf(epsilon=1.0), _inverse_cdf_law,
+        False, False, options=(("tolerance", 0.0),)),  # every path: the truncated tail is where it breaks
+    Row("snapping", lambda: snapping_module.snapping(epsilon=0.5, bound=100.0), _snapping_law, True, True,
+        options=(("delta", 1e-9),)),
 ]
 
 
@@ -175,8 +247,8 @@ def test_each_row_builds_its_registered_entry():
 @pytest.fixture(scope="module", params=ROWS, ids=[f"{row.name}-{row.observe}" for row in ROWS])
 def certified(request):
     row: Row = request.param
-    result = dpaudit.certify(row.build(), observe=row.observe, tolerance=TOLERANCE, time_limit=TIME_LIMIT,
-                             **dict(row.options))
+    options = {"tolerance": TOLERANCE, "time_limit": TIME_LIMIT, **dict(row.options)}
+    result = dpaudit.certify(row.build(), observe=row.observe, **options)
     return row, result
 
 
