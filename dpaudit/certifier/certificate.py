@@ -22,51 +22,84 @@ A claim (eps, delta) is certified when ``delta_up(eps) <= delta`` in both direct
 the enumeration is complete and no ratio exceeds e^eps), refuted when ``delta_low(eps) > delta``.  A
 probabilistic (eps, delta)-DP claim bounds instead the probability of the outputs whose loss exceeds
 eps (:func:`loss_mass_bounds`), with the same rule.
-Rationals stay exact; ``e^eps`` and logarithms are evaluated with mpmath at 60 digits and every
-bound is rounded outward (an upper bound up, a lower bound down) to a float.
+Rationals stay exact; ``e^eps``, the products and the logarithms are evaluated in mpmath's interval
+arithmetic (``mpmath.iv``, 60 digits, each operation rounded outward), and every bound is then rounded
+outward to a double (an upper bound up, a lower bound down): exact where the numbers are (a ratio of
+1 at epsilon = 0 gives delta 0, not a rounding residue).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
+from mpmath import iv
 
 from .law import Law
 
-__all__ = ["PairBounds", "TIGHT", "delta_bounds", "loss_mass_bounds", "pair_bounds"]
+__all__ = ["PairBounds", "TIGHT", "delta_bounds", "fraction_down", "fraction_up", "loss_mass_bounds", "pair_bounds"]
 
 #: An outcome's interval counts as tight when its width is at most this fraction of its lower bound:
 #: the logarithm of a ratio of tight intervals is then within about 2e-10 of the exact one.
 TIGHT = Fraction(1, 10**10)
 
-_DIGITS = 60
-_MARGIN = mpmath.mpf(10) ** -50  # absolute slack for the 60-digit evaluations, far below a double's ulp
+_BITS = 200  # about 60 digits
 
 
-def _mp(value: Fraction) -> mpmath.mpf:
-    with mpmath.workdps(_DIGITS):
-        return mpmath.mpf(value.numerator) / value.denominator
+@contextlib.contextmanager
+def _precision() -> Iterator[None]:
+    """Interval and point arithmetic at :data:`_BITS` bits inside (mpmath's contexts are global)."""
+    saved = iv.prec, mpmath.mp.prec
+    iv.prec = mpmath.mp.prec = _BITS
+    try:
+        yield
+    finally:
+        iv.prec, mpmath.mp.prec = saved
 
 
-def _up(value: mpmath.mpf) -> float:
-    if value == mpmath.inf:
+def _iv(value: Fraction) -> iv.mpf:
+    """An interval containing the rational ``value`` (rounded outward)."""
+    return iv.mpf(value.numerator) / value.denominator
+
+
+def _positive_part(term: iv.mpf, end: str) -> iv.mpf:
+    """max(0, ``term``) at one end of the interval (``"a"`` the lower, ``"b"`` the upper), as an interval."""
+    value = getattr(term, end)
+    return value if value > 0 else iv.mpf(0)
+
+
+def _up(value: iv.mpf) -> float:
+    """The smallest double at least the upper end of ``value``."""
+    top = mpmath.mpf(value.b)
+    if top == mpmath.inf:
         return math.inf
-    if value == 0:
-        return 0.0
-    return math.nextafter(float(value + _MARGIN), math.inf)
+    nearest = float(top)
+    return nearest if mpmath.mpf(nearest) >= top else math.nextafter(nearest, math.inf)
 
 
-def _down(value: mpmath.mpf) -> float:
-    if value == mpmath.inf:
+def _down(value: iv.mpf) -> float:
+    """The largest double at most the lower end of ``value``."""
+    bottom = mpmath.mpf(value.a)
+    if bottom == mpmath.inf:
         return math.inf
-    if value == -mpmath.inf:
-        return -math.inf
-    return max(0.0, math.nextafter(float(value - _MARGIN), -math.inf)) if value >= 0 else math.nextafter(
-        float(value - _MARGIN), -math.inf)
+    nearest = float(bottom)
+    return nearest if mpmath.mpf(nearest) <= bottom else math.nextafter(nearest, -math.inf)
+
+
+def fraction_down(value: Fraction) -> float:
+    """The largest double at most ``value`` (exact when ``value`` is a double)."""
+    nearest = float(value)
+    return nearest if Fraction(nearest) <= value else math.nextafter(nearest, -math.inf)
+
+
+def fraction_up(value: Fraction) -> float:
+    """The smallest double at least ``value`` (exact when ``value`` is a double)."""
+    nearest = float(value)
+    return nearest if Fraction(nearest) >= value else math.nextafter(nearest, math.inf)
 
 
 @dataclass(frozen=True)
@@ -85,23 +118,24 @@ def _outcomes(a: Law, b: Law) -> list[Hashable]:
     return list(dict.fromkeys([*a.outcomes, *b.outcomes]))
 
 
+def _high(law: Law, low: Fraction) -> Fraction:
+    return min(Fraction(1), low + law.residual)
+
+
 def delta_bounds(a: Law, b: Law, epsilon: float) -> tuple[float, float]:
     """(lower, upper) bounds of max over both directions of the hockey-stick divergence at ``epsilon``."""
-    with mpmath.workdps(_DIGITS):
-        factor = mpmath.exp(mpmath.mpf(epsilon))
-        factor_low, factor_high = factor * (1 - _MARGIN), factor * (1 + _MARGIN)
+    with _precision():
+        factor = iv.exp(iv.mpf(epsilon))
         lows, highs = [], []
         for x, y in ((a, b), (b, a)):
-            upper = _mp(x.residual)
-            lower = mpmath.mpf(0)
+            upper, lower = _iv(x.residual), iv.mpf(0)
             for outcome, low_x in x.outcomes.items():
                 low_y = y.outcomes.get(outcome, Fraction(0))
-                high_y = min(Fraction(1), low_y + y.residual)
-                upper += max(mpmath.mpf(0), _mp(low_x) - factor_low * _mp(low_y))
-                lower += max(mpmath.mpf(0), _mp(low_x) - factor_high * _mp(high_y))
-            lows.append(lower)
-            highs.append(min(mpmath.mpf(1), upper))
-        return _down(max(lows)), _up(max(highs))
+                upper += _positive_part(_iv(low_x) - factor * _iv(low_y), "b")
+                lower += _positive_part(_iv(low_x) - factor * _iv(_high(y, low_y)), "a")
+            lows.append(_down(lower))
+            highs.append(min(1.0, _up(upper)))
+        return max(lows), max(highs)
 
 
 def loss_mass_bounds(a: Law, b: Law, epsilon: float) -> tuple[float, float]:
@@ -113,31 +147,27 @@ def loss_mass_bounds(a: Law, b: Law, epsilon: float) -> tuple[float, float]:
     when ``H_x(o) > e^eps L_y(o)`` (upper bound: the sum of their ``L_x`` plus the residual ``r_x``,
     which covers every output not explored and the excess of every explored one).
     """
-    with mpmath.workdps(_DIGITS):
-        factor = mpmath.exp(mpmath.mpf(epsilon))
-        factor_low, factor_high = factor * (1 - _MARGIN), factor * (1 + _MARGIN)
+    with _precision():
+        factor = iv.exp(iv.mpf(epsilon))
         lows, highs = [], []
         for x, y in ((a, b), (b, a)):
-            upper = _mp(x.residual)
-            lower = mpmath.mpf(0)
+            upper, lower = _iv(x.residual), iv.mpf(0)
             for outcome, low_x in x.outcomes.items():
                 low_y = y.outcomes.get(outcome, Fraction(0))
-                high_x = min(Fraction(1), low_x + x.residual)
-                high_y = min(Fraction(1), low_y + y.residual)
-                if _mp(high_x) > factor_low * _mp(low_y):
-                    upper += _mp(low_x)
-                if _mp(low_x) > factor_high * _mp(high_y):
-                    lower += _mp(low_x)
-            lows.append(lower)
-            highs.append(min(mpmath.mpf(1), upper))
-        return _down(max(lows)), _up(max(highs))
+                if (_iv(_high(x, low_x)) - factor * _iv(low_y)).b > 0:  # possibly above e^eps
+                    upper += _iv(low_x)
+                if (_iv(low_x) - factor * _iv(_high(y, low_y))).a > 0:  # certainly above e^eps
+                    lower += _iv(low_x)
+            lows.append(_down(lower))
+            highs.append(min(1.0, _up(upper)))
+        return max(lows), max(highs)
 
 
 def pair_bounds(a: Law, b: Law) -> PairBounds:
     """Certified pure-epsilon bounds for the pair, and the (eps_up, delta_up) certificate."""
-    with mpmath.workdps(_DIGITS):
-        best_low, witness, forward = mpmath.mpf(0), None, True
-        best_up = mpmath.mpf(0)
+    with _precision():
+        best_low, witness, forward = 0.0, None, True
+        best_up = 0.0
         tight_found = False
         for outcome in _outcomes(a, b):
             for x, y, is_forward in ((a, b, True), (b, a, False)):
@@ -145,8 +175,8 @@ def pair_bounds(a: Law, b: Law) -> PairBounds:
                 if low_x == 0:
                     continue
                 low_y = y.outcomes.get(outcome, Fraction(0))
-                high_y = min(Fraction(1), low_y + y.residual)
-                ratio_low = mpmath.inf if high_y == 0 else mpmath.log(_mp(low_x) / _mp(high_y))
+                high_y = _high(y, low_y)
+                ratio_low = math.inf if high_y == 0 else max(0.0, _down(iv.log(_iv(low_x) / _iv(high_y))))
                 if ratio_low > best_low or witness is None and ratio_low >= best_low:
                     best_low, witness, forward = ratio_low, outcome, is_forward
                 # an output of one input only counts when the other's law is complete (its ratio is then
@@ -154,10 +184,10 @@ def pair_bounds(a: Law, b: Law) -> PairBounds:
                 tight = x.residual <= TIGHT * low_x and y.residual <= TIGHT * low_y
                 if tight:
                     tight_found = True
-                    high_x = min(Fraction(1), low_x + x.residual)
-                    best_up = max(best_up, mpmath.inf if low_y == 0 else mpmath.log(_mp(high_x) / _mp(low_y)))
+                    ratio_up = math.inf if low_y == 0 else _up(iv.log(_iv(_high(x, low_x)) / _iv(low_y)))
+                    best_up = max(best_up, ratio_up)
         # an upper bound of the pure epsilon is never below what is certified of it
-        epsilon_up = _up(max(best_up, best_low)) if tight_found else math.inf
+        epsilon_up = max(best_up, best_low) if tight_found else math.inf
         # an infinite epsilon certifies nothing: its delta is reported as 1
         delta_up = 1.0 if math.isinf(epsilon_up) else delta_bounds(a, b, epsilon_up)[1]
-        return PairBounds(_down(best_low), epsilon_up, delta_up, witness, forward)
+        return PairBounds(best_low, epsilon_up, delta_up, witness, forward)

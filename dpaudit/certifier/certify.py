@@ -25,10 +25,11 @@ from fractions import Fraction
 from typing import Any
 
 from ..claims import FLOAT_TOLERANCE, ApproxDP, Claim, PureDP
-from ..errors import InvalidArgument
+from .._validation import short_repr
+from ..errors import InvalidArgument, MechanismError
 from ..mechanisms.base import Mechanism
 from ..targets import load_target, restated_point, stated_claim
-from .certificate import delta_bounds, loss_mass_bounds, pair_bounds
+from .certificate import delta_bounds, fraction_down, fraction_up, loss_mass_bounds, pair_bounds
 from .law import Budget, Law, Summaries, enumerate_law
 from .result import CertifyResult, InputLaw, OutcomeBound, Verdict, Witness
 from .source import InstrumentedSource, patched_globals
@@ -99,7 +100,17 @@ def certify(
     laws: dict[Any, tuple[Law, int, float]] = {}
     for key in inputs:
         laws[key] = _enumerate(request, originals[key])
+        _check_ran(request, originals[key], laws[key][0])
     return _result(request, laws, time.monotonic() - started)
+
+
+def _check_ran(request: _Request, data: Any, law: Law) -> None:
+    """A sampler that raised on every path of an input was given a bad input (or is broken): said so."""
+    if law.outcomes or not law.reasons:
+        return
+    mass, reason = law.reasons[0]
+    if reason.startswith("the sampler raised") and mass == 1:
+        raise MechanismError(f"target={request.name!r} on input {short_repr(data)}: {reason} on every path")
 
 
 @dataclass(frozen=True)
@@ -352,22 +363,20 @@ def _namespaces(function: Callable[..., Any], helpers: tuple[Callable[..., Any],
 
 
 def _input_law(data: Any, law: Law, summary_paths: int, seconds: float) -> InputLaw:
-    from .certificate import _down, _mp, _up  # the outward rounding of the certificate
-
     ordered = sorted(law.outcomes.items(), key=lambda item: -item[1])
     residual = law.residual
     return InputLaw(
         input=data,
         outcomes=tuple(
-            OutcomeBound(outcome, _down(_mp(p)), min(1.0, _up(_mp(p + residual)))) for outcome, p in ordered
+            OutcomeBound(outcome, fraction_down(p), min(1.0, fraction_up(p + residual))) for outcome, p in ordered
         ),
-        residual=min(1.0, _up(_mp(residual))),
+        residual=min(1.0, fraction_up(residual)),
         complete=law.complete,
         paths=law.paths,
         summary_paths=summary_paths,
         nodes=law.nodes,
         seconds=seconds,
-        set_aside=tuple((_up(_mp(p)), reason) for p, reason in law.reasons[:5]),
+        set_aside=tuple((fraction_up(p), reason) for p, reason in law.reasons[:5]),
     )
 
 
@@ -430,10 +439,8 @@ def _distinct_inputs(pairs: tuple[tuple[Any, Any], ...]) -> list[Any]:
 
 
 def _interval(law: Law, outcome: Any) -> tuple[float, float]:
-    from .certificate import _down, _mp, _up
-
     low, high = law.interval(outcome)
-    return _down(_mp(low)), min(1.0, _up(_mp(high)))
+    return fraction_down(low), min(1.0, fraction_up(high))
 
 
 def _decide(request: _Request, delta_at_claim: tuple[float, float] | None,

@@ -14,7 +14,7 @@ by the sampler's function itself (a draw or a summarised helper), from the inter
   stack depth at each instruction comes from :func:`dis.stack_effect` along the control-flow graph.
 
 Conservative by construction: a function with an exception table (``try``/``with``), a generator, a
-reference to ``locals``/``eval``/``exec``, an opcode touching locals that is not known here, or a live
+``global`` it assigns, a reference to ``locals``/``eval``/``exec``, an opcode touching locals that is not known here, or a live
 value that is not a plain immutable number, string or tuple of them gives no key (no merge).  Merging
 is then only slower, never wrong.  The key assumes what the whole enumeration assumes: the sampler's
 result depends only on its arguments and its draws (no hidden mutable state).
@@ -60,6 +60,8 @@ class _Analysis:
 def _analyse(code: types.CodeType) -> _Analysis | None:
     if code.co_flags & _GENERATOR_FLAGS or _OPAQUE_NAMES & set(code.co_names):
         return None
+    if any(ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") for ins in dis.get_instructions(code)):
+        return None  # the function changes module state: its frame does not show the whole state
     if getattr(code, "co_exceptiontable", b""):
         return None
     instructions = list(dis.get_instructions(code))

@@ -171,29 +171,40 @@ class Run:
     def ends(self, value: Symbolic) -> tuple[Any, Any]:
         """``value.fn`` at both ends of its draw's interval.
 
-        An end where the code raises (``log(0.0)`` for ``random() == 0``) is a grid point the real code
-        raises on: it is set aside as unexplored mass (the enumeration cannot say what the sampler does
-        after an exception), and the rest of the interval is a branch.
+        Grid points where the code raises (``log(0.0)`` for ``random() == 0``) are points the real code
+        raises on: they are set aside as unexplored mass (the enumeration cannot say what the sampler does
+        after an exception), and the rest of the interval is a branch.  Every step followed is monotone on
+        an interval of its domain (``log`` on the positives, a division whose divisor keeps its sign), so
+        the points that raise form a prefix and a suffix of the interval: their ends are found by bisection.
         """
         draw, fn = value.draw, value.fn
+        event = f"ends of {value.text}"
         while True:
             lo, hi = self.interval(draw)
-            event = f"ends of {value.text}"
-            bad = [j for j in dict.fromkeys((lo, hi - 1)) if _raises(fn, j)]
-            if not bad:
+            low_error, high_error = _raises(fn, lo), _raises(fn, hi - 1)
+            if low_error is None and high_error is None:
                 return fn(lo), fn(hi - 1)
             decision = self._next(event)
             if decision is not None:
                 self._take(decision)
                 continue
-            new_lo, new_hi = lo + (lo in bad), hi - (hi - 1 in bad and hi - 1 > lo)
             size = Fraction(hi - lo)
-            abandoned = [
-                (Fraction(1) / size, f"{value.text} raises {_raises(fn, j)} at {draw.label} = point {j}")
-                for j in bad
-            ]
-            if new_lo >= new_hi:
-                raise Branch([], abandoned)
+            if low_error is not None and high_error is not None and _raises(fn, (lo + hi) // 2) is not None:
+                raise Branch([], [(Fraction(1), f"{value.text} raises {low_error} on all of {draw.label}")])
+            new_lo, new_hi = lo, hi
+            if low_error is not None:  # the first point that does not raise
+                new_lo = _first(lo, hi - 1 if high_error is None else (lo + hi) // 2,
+                                lambda j: _raises(fn, j) is None)
+            if high_error is not None:  # the first point of the raising suffix
+                new_hi = _first(max(new_lo, (lo + hi) // 2 if low_error is not None else new_lo), hi - 1,
+                                lambda j: _raises(fn, j) is not None)
+            abandoned = []
+            if new_lo > lo:
+                abandoned.append((Fraction(new_lo - lo) / size,
+                                  f"{value.text} raises {low_error} on {new_lo - lo} point(s) of {draw.label}"))
+            if new_hi < hi:
+                abandoned.append((Fraction(hi - new_hi) / size,
+                                  f"{value.text} raises {high_error} on {hi - new_hi} point(s) of {draw.label}"))
             rest = Decision("rest", event, Fraction(new_hi - new_lo) / size, None, draw.index, new_lo, new_hi)
             raise Branch([rest], abandoned)
 
@@ -218,10 +229,12 @@ class Run:
         )
 
     def concretize(self, value: Symbolic, where: str) -> Any:
-        """The value as a number: the run of grid points on which ``fn`` keeps its value at ``lo``.
+        """The value as a number: a branch over the runs of grid points on which ``fn`` is constant.
 
-        ``fn`` is monotone, so ``{j : fn(j) == fn(lo)}`` is a prefix of the interval; its end is found by
-        bisection.  The rest of the interval is a second branch (tried again on replay).
+        ``fn`` is monotone, so ``{j : fn(j) == v}`` is an interval for every v.  The run through the
+        middle of the interval is found by two bisections and is one branch; what lies below and above it
+        are two more (tried again on replay).  A value whose middle run is a single point of a large
+        interval is continuous: nothing finite to enumerate, said so.
         """
         draw, fn = value.draw, value.fn
         event = f"{value.text} as {where}"
@@ -236,20 +249,23 @@ class Run:
                 if decision.kind == "value":
                     return decision.value
                 continue
-            end = _first(lo, hi - 1, lambda j: fn(j) != first)
-            if end - lo == 1 and hi - lo >= CONTINUOUS_INTERVAL:
+            middle = (lo + hi) // 2
+            pivot = fn(middle)
+            start = lo if first == pivot else _first(lo, middle, lambda j: fn(j) == pivot)
+            end = hi if last == pivot else _first(middle, hi - 1, lambda j: fn(j) != pivot)
+            if end - start == 1 and hi - lo >= CONTINUOUS_INTERVAL:
                 raise Unsupported(
                     f"{value.text} is used as {where}, but it takes a different value at almost every point "
                     f"of {draw.label}: a continuous value cannot be enumerated (only comparisons, floor and "
                     "monotone steps of it can)"
                 )
             size = Fraction(hi - lo)
-            raise Branch(
-                [
-                    Decision("value", event, (end - lo) / size, first, draw.index, lo, end),
-                    Decision("rest", event, (hi - end) / size, None, draw.index, end, hi),
-                ]
-            )
+            options = [Decision("value", event, (end - start) / size, pivot, draw.index, start, end)]
+            if start > lo:
+                options.append(Decision("rest", event, (start - lo) / size, None, draw.index, lo, start))
+            if end < hi:
+                options.append(Decision("rest", event, (hi - end) / size, None, draw.index, end, hi))
+            raise Branch(options)
 
     # -- summarised helpers ------------------------------------------------------------------------
     def outcome_of(self, event: str, outcomes: dict[Hashable, Fraction], caller: types.FrameType | None,

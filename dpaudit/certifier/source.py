@@ -65,6 +65,9 @@ class InstrumentedSource(random.Random):
     def __init__(self) -> None:
         super().__init__(0)
 
+    def __repr__(self) -> str:
+        return "rng"
+
     def seed(self, *args: Any, **kwargs: Any) -> None:  # seeding changes nothing: every path is enumerated
         return None
 

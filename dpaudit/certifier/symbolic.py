@@ -250,6 +250,8 @@ class Symbolic:
 
     def __eq__(self, o: Any) -> bool:  # type: ignore[override]
         # {j : fn(j) == c} is an interval for monotone fn: below it fn < c, above it fn > c
+        if isinstance(o, float) and math.isnan(o):
+            return False
         if isinstance(o, Symbolic):
             other = self._constant(o, "==")
             if isinstance(other, _Mine):

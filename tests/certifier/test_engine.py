@@ -244,3 +244,58 @@ def test_bad_arguments_raise_invalid_argument_naming_the_argument(target, option
         dpaudit.certify(target, **options)
     assert named in str(error.value)
     assert isinstance(error.value, ValueError)
+
+
+# ---- domains, near-singular values, module state -------------------------------------------------------
+
+
+def log_of_shifted_uniform(x, rng):
+    """log(u - 1/4) raises for u <= 1/4: on that branch a prefix of the grid (u in (0.1, 0.25]) raises."""
+    u = rng.random()
+    if u > 0.1:
+        return x + math.floor(math.log(u - 0.25) * 2)
+    return x
+
+
+def test_the_points_where_the_code_raises_are_set_aside_whole_by_bisection():
+    result = dpaudit.certify(log_of_shifted_uniform, pair=(0, 1))
+    at_most = [oracle.grid_count_below(lambda u: u, math.nextafter(c, 1.0)) for c in (0.25, 0.1)]
+    exact_raising = Fraction(at_most[0] - at_most[1], GRID)  # u in (0.1, 0.25]: u - 0.25 <= 0 exactly
+    for law in result.laws:
+        mass, reason = law.set_aside[0]
+        assert "ValueError" in reason and mass >= float(exact_raising) > 0.149
+        assert law.residual == pytest.approx(float(exact_raising), rel=1e-12)
+        # every other value is enumerated: floor(2 log(u - 1/4)) takes about 75 values near u = 1/4
+        assert len(law.outcomes) > 50
+
+
+def test_a_value_with_many_values_near_one_end_is_not_mistaken_for_a_continuous_one():
+    result = dpaudit.certify(log_of_shifted_uniform, pair=(0, 1))
+    assert "continuous" not in result.reason
+
+
+def nan_comparison(x, rng):
+    return 1 if rng.random() == float("nan") else 0
+
+
+def test_a_comparison_with_nan_is_false_on_every_point():
+    result = dpaudit.certify(nan_comparison, pair=(0, 1), epsilon=0.0)
+    assert result.certified and result.laws[0].probability(0) == (1.0, 1.0)
+
+
+COUNTER = 0
+
+
+def assigns_a_global(probe: Probe) -> int:
+    global COUNTER
+    while True:
+        COUNTER += 1
+        y = probe.draw()
+        if y == 0:
+            return COUNTER
+
+
+def test_a_function_assigning_a_global_gives_no_key():
+    probe = Probe([1, 0])
+    assigns_a_global(probe)
+    assert probe.keys == [None, None]
