@@ -8,10 +8,11 @@ primitives), :mod:`.paths` (one replayed path), :mod:`.frames` (merge points), :
 enumeration), :mod:`.certificate` (the bounds), :mod:`.result`, :mod:`.certify` (the entry point).
 """
 
-from .certify import DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE, certify
+from .certify import DEFAULT_MAX_PATHS, DEFAULT_TIME_LIMIT, DEFAULT_TOLERANCE, certify
 from .result import CertifyResult, InputLaw, OutcomeBound, Verdict, Witness
 
 __all__ = [
+    "DEFAULT_MAX_PATHS",
     "DEFAULT_TIME_LIMIT",
     "DEFAULT_TOLERANCE",
     "CertifyResult",

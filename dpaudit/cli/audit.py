@@ -25,6 +25,7 @@ from ..auditor import (
 )
 from ..errors import MechanismError
 from ..mechanisms import RANDOMNESS
+from ..reports import CERTIFY_TIME_LIMIT, certify_audited
 from ._claims import claim_flags, claim_options, restated_claim
 from ._common import (
     EXIT_BAD_INPUT,
@@ -125,11 +126,27 @@ def _own_claim(target: str, d_in: Any, randomness: str | None) -> Any:
     return resolve(loaded, d_in=d_in, randomness=randomness).claim
 
 
-def _print_result(result: Any, reproduction: str) -> None:
+def _print_result(result: Any, reproduction: str, certificate: Any, why: str) -> None:
     from ..auditor import not_reproducible_suffix, result_lines
 
-    for line in result_lines(result, reproduction + not_reproducible_suffix(result)):
+    lines = result_lines(result, reproduction + not_reproducible_suffix(result))
+    lines[-1:-1] = _bracket_lines(result, certificate, why)  # the reproduce line stays last
+    for line in lines:
         click.echo(line)
+
+
+def _bracket_lines(result: Any, certificate: Any, why: str) -> list[str]:
+    """The two-sided result: the audited lower bound beside the certified upper bound (one line), or why
+    there is none; nothing where certify does not apply."""
+    if certificate is None:
+        return [f"  bracket : none, the certification failed ({why})"] if why else []
+    verdict = f"certify: {certificate.verdict.value} for {certificate.claim}"
+    if certificate.epsilon_up == float("inf"):
+        return [f"  bracket : no finite certified upper bound within {CERTIFY_TIME_LIMIT:g} s per input (unexplored "
+                f"mass {certificate.unexplored:.3g}; {verdict})"]
+    return [f"  bracket : {certificate.bracket(result.epsilon_lower_bound)} -- audited >= "
+            f"{result.epsilon_lower_bound:.4f} at {result.confidence:g}, certified <= {certificate.epsilon_up:.10g} "
+            f"at delta_up = {certificate.delta_up:.3g} (exact path enumeration of the one-run sampler; {verdict})"]
 
 
 @click.command("audit")
@@ -225,10 +242,15 @@ def audit(target: str, **given: Any) -> None:
         result = run_audit(config)
     except MechanismError as exc:
         raise MechanismError(f"{exc}{inputs_note(config.pair, config.data)} (rerun with --seed {config.seed})") from exc
+    # The certified side of the bracket (a Mechanism with a one-run sampler only); never changes the verdict.
+    certificate, why = certify_audited(config.target, result)
     if given["as_json"]:
-        echo_json(result.as_dict())
+        document = result.as_dict()
+        if certificate is not None or why:
+            document["certificate"] = certificate.as_dict() if certificate is not None else {"error": why}
+        echo_json(document)
     else:
-        _print_result(result, _reproduction(target, result, given))
+        _print_result(result, _reproduction(target, result, given), certificate, why)
     sys.exit(EXIT_FOR_VERDICT.get(result.verdict.value, EXIT_BAD_INPUT))
 
 

@@ -17,6 +17,7 @@ Use it three ways::
     def test_with_fixture(dp):                 # the `dp` fixture
         dp.assert_private(my_mechanism, epsilon=1.0, pair=([0, 1], [0, 1, 1]))
         dp.assert_proved(my_declared_mechanism)
+        dp.assert_certified(my_one_run_sampler, epsilon=1.0, pair=(0, 1))   # exact, on the code itself
         dp.assert_sensitivity(my_query, sensitivity=1.0)
 
 Calibrated flakiness.  Every audit runs at confidence ``1 - 1e-6`` by default: a mechanism that keeps
@@ -165,7 +166,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
 
 @pytest.fixture
 def dp(request: pytest.FixtureRequest) -> DPSession:
-    """Privacy assertions for one test: ``dp.assert_private``, ``dp.assert_proved``, ``dp.assert_sensitivity``."""
+    """Privacy assertions for one test: ``dp.assert_private``, ``dp.assert_proved``, ``dp.assert_certified``,
+    ``dp.assert_sensitivity``."""
     return _session(request.node)
 
 

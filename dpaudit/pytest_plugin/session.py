@@ -113,6 +113,44 @@ class DPSession:
             pytest.fail(f"dpaudit: {_describe(mechanism)} was not proved: {verdict}. {reason}{detail}", pytrace=False)
         return result
 
+    def assert_certified(
+        self,
+        target: Any,
+        *,
+        epsilon: float | None = None,
+        delta: float = 0.0,
+        pair: tuple[Any, Any] | None = None,
+        observe: str = "output",
+        **options: Any,
+    ) -> Any:
+        """Certify ``target``'s claim on its own code by exact path enumeration (:func:`dpaudit.certify`);
+        fail the test unless the verdict is ``certified``.
+
+        ``target`` is a one-run sampler ``f(data, rng)`` (``rng`` a ``random.Random``), ``f(data)``, a
+        catalogue name or a Mechanism with a one-run sampler.  ``epsilon`` and ``delta`` state the claim (a
+        Mechanism's own when ``epsilon`` is None); ``pair``, ``observe`` and ``options`` (``claim``, ``pairs``,
+        ``tolerance``, ``time_limit``, ``max_paths``, ``summarise``) mean what they mean to ``certify``.
+        Refuted: the failure shows the result's lines (the witness output, both probability intervals, a
+        path).  Unknown: it fails too -- a certificate was asked for -- with the reason.  Deterministic (no
+        seed).  Returns the CertifyResult.
+        """
+        import dpaudit
+
+        claim = {"epsilon": epsilon, "delta": delta} if epsilon is not None else (
+            {"delta": delta} if delta else {})
+        try:
+            result = dpaudit.certify(target, pair=pair, observe=observe, **claim, **options)
+        except dpaudit.DPAuditError as exc:
+            pytest.fail(f"dpaudit could not certify {_describe(target)}: {exc}", pytrace=False)
+        verdict = _verdict(result)
+        if verdict == "refuted":
+            pytest.fail("\n".join([f"dpaudit: {_describe(target)} is refuted by exact path enumeration",
+                                    *result.lines()]), pytrace=False)
+        if verdict != "certified":
+            pytest.fail("\n".join([f"dpaudit: {_describe(target)} was not certified ({verdict}): {result.reason}",
+                                    *result.lines()[2:]]), pytrace=False)
+        return result
+
     def assert_sensitivity(
         self, query: Callable[[Any], Any], sensitivity: float, *, strategy: Any = None, **options: Any
     ) -> Any:

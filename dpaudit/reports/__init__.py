@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import InvalidArgument
 from .build import STAGES, build_report
+from .certificate import CERTIFY_TIME_LIMIT, certify_audited
 from .from_audit import report_from_audit
 from .model import SCHEMA_VERSION, load_schema
 from .render_html import render_html
@@ -26,6 +27,7 @@ from .render_json import render_json
 
 __all__ = [
     "CATALOGUE_PROOF_TIMEOUT",
+    "CERTIFY_TIME_LIMIT",
     "CATALOGUE_SAMPLES",
     "CATALOGUE_SEED",
     "FORMATS",
@@ -33,6 +35,7 @@ __all__ = [
     "STAGES",
     "CatalogueInterrupted",
     "build_report",
+    "certify_audited",
     "format_for",
     "load_schema",
     "render",

@@ -2,7 +2,8 @@
 
 :func:`build_report` is the ``report`` verb of the three: it calls :func:`dpaudit.prove` and
 :func:`dpaudit.audit`, reads their results through ``as_dict()`` and assembles the document of
-:mod:`.model` (:mod:`.document`).  The floating-point and correlated-noise checks run inside the
+:mod:`.model` (:mod:`.document`); for a Mechanism with a one-run sampler it also calls
+:func:`dpaudit.certify` on the audited pair (:mod:`.certificate`), the upper side of the bracket.  The floating-point and correlated-noise checks run inside the
 audit (their findings are read back by :mod:`.checks`); the sensitivity falsification is the
 report's own.  A stage that raises is recorded in its section (``status: "error"``) and the others
 still run, so one broken mechanism never hides the rest of a catalogue run.
@@ -24,6 +25,7 @@ from .._validation import (
 from ..auditor import DEFAULT_CONFIDENCE, AuditConfig
 from ..errors import InvalidArgument
 from ._timeout import run_with_timeout
+from .certificate import certificate_section
 from .document import STAGE_ERRORS, assemble, plots_section
 from .model import section
 
@@ -189,14 +191,16 @@ def build_report(
     proof_section = _proof_section(mechanism, proof_timeout, epsilon is not None or delta is not None)
     tick("proof")
     audited, claim = (loaded, dict(epsilon=epsilon, delta=delta)) if is_plain_callable(loaded) else (mechanism, {})
-    audit_section, _ = _stage(lambda: audit(audited, **claim, samples=samples, seed=seed, confidence=confidence,
+    audit_section, audit_result = _stage(lambda: audit(audited, **claim, samples=samples, seed=seed, confidence=confidence,
                                             checks=audit_checks(skip), executor=executor, pair=pair, data=data,
                                             neighbours=neighbours, curve=curve))
     tick("audit")
     audit_dict = audit_section["result"]
+    certificate = certificate_section(mechanism, audit_result)  # the upper side of the bracket, where it exists
     implementation = to_json(implementation_checks(mechanism, audit_dict, skip=skip)) if checks else []
     tick("checks")
-    figures = plots_section(mechanism, audit_dict, plots, plot_samples or PLOT_SAMPLES)
+    figures = plots_section(mechanism, audit_dict, plots, plot_samples or PLOT_SAMPLES,
+                            certificate=certificate["result"] if certificate else None)
     tick("plots")
 
     settings = {
@@ -210,7 +214,7 @@ def build_report(
         + (not_reproducible_suffix(audit_dict) if audit_dict else ""),
     }
     return assemble(mechanism, proof=proof_section, audit=audit_section, implementation=implementation,
-                    plots=figures, settings=settings, env=env)
+                    plots=figures, settings=settings, env=env, certificate=certificate)
 
 
 def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, confidence: float,

@@ -44,8 +44,10 @@ def density_section(mechanism: Any) -> dict[str, Any] | None:
     }
 
 
-def plots_section(mechanism: Any, audit: dict[str, Any] | None, plots: bool, plot_samples: int) -> dict[str, Any]:
-    """``{"note", "figures"}``: the figures of :mod:`.plots` drawn from a fresh re-sample of the audited pair."""
+def plots_section(mechanism: Any, audit: dict[str, Any] | None, plots: bool, plot_samples: int,
+                  certificate: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``{"note", "figures"}``: the figures of :mod:`.plots` drawn from a fresh re-sample of the audited pair
+    (with the certified upper bound of ``certificate``, a ``CertifyResult.as_dict()``, where there is one)."""
     if not plots:
         return {"note": "plots not requested", "figures": []}
     if not audit:
@@ -53,7 +55,7 @@ def plots_section(mechanism: Any, audit: dict[str, Any] | None, plots: bool, plo
     from .plots import all_plots
 
     try:
-        return {"note": "", "figures": all_plots(mechanism, audit, plot_samples)}
+        return {"note": "", "figures": all_plots(mechanism, audit, plot_samples, certificate)}
     except STAGE_ERRORS as exc:
         return {"note": f"{type(exc).__name__}: {exc}", "figures": []}
 
@@ -67,9 +69,12 @@ def assemble(
     plots: dict[str, Any],
     settings: dict[str, Any],
     env: dict[str, Any] | None = None,
+    certificate: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The report document (valid against :func:`.model.load_schema`) from its evaluated sections."""
+    """The report document (valid against :func:`.model.load_schema`) from its evaluated sections
+    (``certificate``: the envelope of :func:`.certificate.certificate_section`, absent when not asked for)."""
     claim = mechanism.claim
+    evidence = {} if certificate is None else {"certificate": certificate}
     return to_json({
         "schema_version": SCHEMA_VERSION,
         "kind": KIND,
@@ -80,9 +85,10 @@ def assemble(
         "density": density_section(mechanism),
         "proof": proof,
         "audit": audit,
+        **evidence,
         "implementation": implementation,
         "plots": plots,
-        "summary": outcome(proof, audit, implementation),
+        "summary": outcome(proof, audit, implementation, certificate),
         "settings": settings,
         "environment": env if env is not None else environment(),
     })

@@ -12,6 +12,9 @@ from the strongest to the weakest, then what is needed to reproduce it::
     proof                ProofResult.as_dict() (certificate steps or counterexample)
     audit                AuditResult.as_dict() (pair, event, counts, bounds, method, confidence, seed,
                          the leak ``findings``, the sequential ``stopping`` record, the ``run``)
+    certificate          (optional) CertifyResult.as_dict() on the audited pair, for a mechanism with a
+                         one-run sampler, and the ``bracket``: audited lower bound <= epsilon <= certified
+                         upper bound
     implementation       one entry per implementation check: the audit's leak findings (lattice,
                          float-support, correlated-noise) and the sensitivity falsification
     plots                figures as SVG text with their captions
@@ -56,7 +59,7 @@ KIND = "dpaudit-report"
 EXIT_CODES = {"pass": 0, "violation": 1, "unknown": 3}
 
 _FAILING = {"refuted", "violation"}
-_POSITIVE = {"proved", "pass"}
+_POSITIVE = {"proved", "certified", "pass"}
 
 
 def section(status: str, result: dict[str, Any] | None = None, note: str = "") -> dict[str, Any]:
@@ -66,18 +69,20 @@ def section(status: str, result: dict[str, Any] | None = None, note: str = "") -
     return {"status": status, "result": result, "note": note}
 
 
-def outcome(proof: dict[str, Any], audit: dict[str, Any], checks: list[dict[str, Any]]) -> dict[str, Any]:
-    """Combine the verdicts: any refutation or violation wins, then any proof or pass, else unknown.
+def outcome(proof: dict[str, Any], audit: dict[str, Any], checks: list[dict[str, Any]],
+            certificate: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Combine the verdicts: any refutation or violation wins, then any proof, certificate or pass, else unknown.
 
-    * ``violation`` (exit 1): the proof is refuted, the audit found a violation, or an implementation
-      check found a leak -- each is evidence against the claim on its own.
-    * ``pass`` (exit 0): nothing failed and the claim was proved or the audit passed.
+    * ``violation`` (exit 1): the proof or the certificate is refuted, the audit found a violation, or an
+      implementation check found a leak -- each is evidence against the claim on its own.
+    * ``pass`` (exit 0): nothing failed and the claim was proved, certified or the audit passed.
     * ``unknown`` (exit 3): nothing failed and nothing positive was established (unknown proof,
       underpowered audit, errors).
     """
     verdicts = {
         "proof": _verdict(proof),
         "audit": _verdict(audit),
+        **({"certificate": _verdict(certificate)} if certificate and certificate.get("status") != "skipped" else {}),
         **{f"check:{c.get('name', '?')}": _verdict(c) for c in checks},
     }
     values = set(verdicts.values())

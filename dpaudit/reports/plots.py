@@ -8,7 +8,8 @@ stage keeps counts, not samples -- seeded from the audit's recorded seed through
 * :func:`output_distributions` -- the two output distributions with the audited event shaded;
 * :func:`privacy_loss` -- the empirical privacy-loss distribution L(y) = ln p_a(y) - ln p_b(y),
   y ~ M(a), against the declared density's (when a density exists);
-* :func:`bound_curve` -- the epsilon lower bound against the sample size, with its confidence band;
+* :func:`bound_curve` -- the epsilon lower bound against the sample size, with its confidence band (and
+  the certified upper bound of the code, when the report has a certificate);
 * :func:`delta_curve` -- for (epsilon, delta) claims, the empirical delta(epsilon) against the claimed;
 * :func:`privacy_curve` -- when the audit measured the empirical privacy curve (``audit(..., curve=True)``,
   and every audit of a zCDP, RDP, GDP or privacy-curve claim): its simultaneous lower bound on
@@ -306,11 +307,14 @@ def _empirical_loss(rows_a: np.ndarray, rows_b: np.ndarray) -> np.ndarray | None
         return np.log(counts_a / len(rows_a)) - np.log(counts_b / len(rows_b))
 
 
-def bound_curve(sample: Resample, event: Any, audit: dict[str, Any], true_epsilon: float | None) -> dict[str, Any] | None:
+def bound_curve(sample: Resample, event: Any, audit: dict[str, Any], true_epsilon: float | None,
+                certificate: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """The verified-style bound on the re-sample's first n outputs, n growing, with its band.
 
     Lower edge: the auditor's Clopper-Pearson union bound ln((LCB(p_a) - delta) / UCB(p_b));
-    upper edge: ln(UCB(p_a) / LCB(p_b)); both at the audit's confidence.
+    upper edge: ln(UCB(p_a) / LCB(p_b)); both at the audit's confidence.  With a ``certificate``
+    (``CertifyResult.as_dict()``), its certified upper bound ``epsilon_up`` is drawn too: the audited
+    lower bound and the certified upper bound bracket the epsilon of the pair.
     """
     if event is None:
         return None
@@ -335,6 +339,9 @@ def bound_curve(sample: Resample, event: Any, audit: dict[str, Any], true_epsilo
         ax.axhline(true_epsilon, color=_COLOURS[2], ls=":", lw=1, label="true epsilon")
     ax.plot([audit["samples"]], [float(audit["epsilon_lower_bound"])], marker="*", ms=9, color=_COLOURS[3],
             ls="none", label="audit (verification)")
+    certified = _certified_up(certificate)
+    if certified is not None:
+        ax.axhline(certified, color=_COLOURS[3], ls="-.", lw=1.2, label="certified upper bound")
     ax.set_xscale("log")
     ax.set_xlabel("samples per side")
     ax.set_ylabel("epsilon")
@@ -342,9 +349,21 @@ def bound_curve(sample: Resample, event: Any, audit: dict[str, Any], true_epsilo
     caption = (
         f"Bound on the audited event as the sample size grows: Clopper-Pearson union bound (lower edge) "
         f"and upper bound at confidence {confidence:g}, on the first n re-sampled outputs; the star is the "
-        f"audit's own verified bound ({audit['method']} method, {audit['samples']} samples per side). " + sample.how
+        f"audit's own verified bound ({audit['method']} method, {audit['samples']} samples per side). "
+        + (f"Dash-dotted: the certified upper bound epsilon <= {certified:.10g} (at delta = "
+           f"{float(certificate['delta_up']):.3g}) of the code's one-run sampler on the same pair, by exact path "
+           f"enumeration; the epsilon of the pair lies between the star and this line. " if certified is not None else "")
+        + sample.how
     )
     return _plot("bound-curve", "Bound against sample size", caption, fig)
+
+
+def _certified_up(certificate: dict[str, Any] | None) -> float | None:
+    """The certificate's finite upper bound on epsilon (``CertifyResult.as_dict()``), else None."""
+    if not certificate:
+        return None
+    value = float(from_json(certificate["epsilon_up"]))
+    return value if math.isfinite(value) else None
 
 
 def claimed_delta(epsilon: np.ndarray, epsilon0: float, delta0: float) -> np.ndarray:
@@ -494,8 +513,10 @@ def _at_working_point(audit: dict[str, Any]) -> dict[str, Any]:
     return {**audit, "claim": working_point(claim).as_dict()} if claim.is_curve else audit
 
 
-def all_plots(mechanism: Any, audit: dict[str, Any], n: int = PLOT_SAMPLES) -> list[dict[str, Any]]:
-    """Every figure that applies to this mechanism and audit (audit given as ``AuditResult.as_dict()``)."""
+def all_plots(mechanism: Any, audit: dict[str, Any], n: int = PLOT_SAMPLES,
+              certificate: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Every figure that applies to this mechanism and audit (audit given as ``AuditResult.as_dict()``, the
+    certificate, when there is one, as ``CertifyResult.as_dict()``)."""
     pair = from_json(audit["pair"])
     mechanism = as_audited(mechanism, tuple(audit.get("checks", ())))  # events may read the run's draw count
     # The float-support event replays the mechanism's own noise: it needs it to test membership.
@@ -507,7 +528,7 @@ def all_plots(mechanism: Any, audit: dict[str, Any], n: int = PLOT_SAMPLES) -> l
     figures = [
         output_distributions(sample, event, audit.get("event", ""), pair_text),
         privacy_loss(sample, mechanism, pair, float(point["claim"]["epsilon"])),
-        bound_curve(sample, event, point, mechanism.true_epsilon),
+        bound_curve(sample, event, point, mechanism.true_epsilon, certificate),
         delta_curve(sample, event, point),
         privacy_curve(audit),
         privacy_over_steps(sample, getattr(mechanism, "stepwise", None), point),

@@ -121,6 +121,57 @@ def _proof(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
+SHOWN_OUTCOMES = 10
+"""Outputs listed per input in the certificate's table (the most probable first; the JSON has them all)."""
+
+
+def _certificate(doc: dict[str, Any]) -> list[str]:
+    """The certificate of the code (``dpaudit.certify`` on the audited pair), when the report has one."""
+    envelope = doc.get("certificate")
+    if not envelope:
+        return []
+    lines = ["## 2b. Certificate of the code (exact path enumeration)", ""]
+    result = envelope["result"]
+    if envelope["status"] != "done":
+        return lines + [f"Not available ({escape(envelope['status'])}): {escape(envelope['note'])}", ""]
+    bracket = envelope.get("bracket") or {}
+    lines += [f"**{escape(result['verdict'])}** — {escape(result['reason'])}", ""]
+    lines += _table([
+        ("claim", escape(result["claim"]["kind"] if result.get("claim") else "none") + (
+            f", ε = {_number(result['claim']['epsilon'])}, δ = {_number(result['claim']['delta'])}"
+            if result.get("claim") else "")),
+        ("bracket", f"**{escape(bracket['text'])}** — audited lower bound {_number(bracket['audited_low'])} at "
+                    f"confidence {_number(bracket['confidence'], 6)}, certified upper bound "
+                    f"{_number(bracket['certified_up'], 10)} at δ\\_up = {_number(bracket['delta_up'], 3)}"
+         if bracket else None),
+        ("certified ε", f"in \\[{_number(result['epsilon_low'], 10)}, {_number(result['epsilon_up'], 10)}\\]; "
+                        f"(ε\\_up, δ\\_up) = ({_number(result['epsilon_up'], 10)}, {_number(result['delta_up'], 3)})"),
+        ("δ at the claimed ε", f"in \\[{_number(result['delta_at_claim'][0], 3)}, "
+                               f"{_number(result['delta_at_claim'][1], 3)}\\]" if result.get("delta_at_claim") else None),
+        ("observed", escape(result["observed"])),
+        ("time", f"{_number(result['seconds'], 3)} s"),
+    ])
+    lines += ["| input | output | P low | P high |", "|---|---|---|---|"]
+    for law in result["laws"]:
+        for outcome, low, high in law["outcomes"][:SHOWN_OUTCOMES]:
+            lines.append(f"| {escape(law['input'])} | {escape(outcome)} | {_number(low, 6)} | {_number(high, 6)} |")
+    lines.append("")
+    for law in result["laws"]:
+        more = len(law["outcomes"]) - SHOWN_OUTCOMES
+        lines.append(f"- input {escape(law['input'])}: {len(law['outcomes'])} outputs"
+                     + (f" ({more} more in the JSON)" if more > 0 else "")
+                     + f", unexplored mass {_number(law['residual'], 3)} after {law['paths'] + law['summary_paths']} "
+                       f"paths in {_number(law['seconds'], 3)} s"
+                     + "".join(f"; set aside {_number(mass, 3)}: {escape(why)}" for mass, why in law["set_aside"][:2]))
+    witness = result.get("witness")
+    if witness and result["verdict"] == "refuted":
+        lines.append(f"- witness: output {escape(witness['outcome'])}, P\\[· | {escape(witness['input_x'])}\\] in "
+                     f"\\[{_number(witness['interval_x'][0], 6)}, {_number(witness['interval_x'][1], 6)}\\], "
+                     f"P\\[· | {escape(witness['input_y'])}\\] in \\[{_number(witness['interval_y'][0], 6)}, "
+                     f"{_number(witness['interval_y'][1], 6)}\\]")
+    return lines + [""]
+
+
 def _audit(doc: dict[str, Any]) -> list[str]:
     lines = ["## 3. Empirical audit", ""]
     envelope = doc["audit"]
@@ -279,7 +330,7 @@ def _environment(doc: dict[str, Any]) -> list[str]:
 def render_markdown(document: dict[str, Any]) -> str:
     """The report as GitHub-flavoured Markdown (a pull-request comment)."""
     lines = [f"# Privacy audit of {escape(document['mechanism']['name'])}", ""]
-    lines += _summary(document) + _claim(document) + _proof(document) + _audit(document)
+    lines += _summary(document) + _claim(document) + _proof(document) + _certificate(document) + _audit(document)
     lines += _checks(document) + _environment(document)
     lines.append(f"<sub>dpaudit report schema {escape(document['schema_version'])}</sub>")
     return "\n".join(lines).rstrip() + "\n"

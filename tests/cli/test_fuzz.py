@@ -152,6 +152,7 @@ VALID_CLAIMS = (
     {"claim_kind": "approximate", "epsilon": "1", "delta": "0"},
 )
 OWN_CLAIM_ONLY = ({"claim_kind": "pure"}, {"claim_kind": "approximate"}, {"claim_kind": "probabilistic"})
+VECTORISED_ONLY = ("laplace",)  # no Mechanism.one_run
 PLAIN_UNDER_ADD_REMOVE = {"a": "[1, 0]", "b": "[1, 0, 1]", "plain": True}
 
 
@@ -277,7 +278,8 @@ def command_lines(draw: Any, root: Path, single_malformed: bool = False) -> Line
     by_name = {p.name: p for p in params}
     mode = draw(st.sampled_from(["one", "one", "all"])) if name == "report" else "one"
     chosen = [p for p in params if p.required or (p.name == "target" and mode == "one")
-              or (p.name in ("samples",) and name in ("audit", "report"))]
+              or (p.name in ("samples",) and name in ("audit", "report"))
+              or (p.name == "time_limit" and name == "certify")]  # certify's default is 30 s per input
     optional = [p for p in params if p not in chosen and p.name != "all_"]
     chosen += draw(st.lists(st.sampled_from(optional), unique_by=lambda p: p.name, max_size=5)) if optional else []
     if mode == "all":
@@ -297,7 +299,9 @@ def command_lines(draw: Any, root: Path, single_malformed: bool = False) -> Line
         bad = {p.name for p in candidates if draw(st.booleans()) and (not _is_flag(p) or draw(st.integers(0, 9)) == 0)}
         bad |= {p.name for p in candidates if p.name in ONLY_MALFORMED}
     # The target decides what else is valid: a plain function needs --epsilon and takes --neighbours.
-    names = REPORT_TARGETS if name == "report" else tuple(t for t in TARGETS if name == "audit" or t != PLAIN)
+    # certify enumerates one-run samplers: laplace (vectorised only) is not a valid target of it.
+    names = REPORT_TARGETS if name == "report" else tuple(t for t in TARGETS if (name == "audit" or t != PLAIN)
+                                                          and (name != "certify" or t not in VECTORISED_ONLY))
     target_name = draw(st.sampled_from(names))
     if "neighbours" in {p.name for p in chosen} - bad:
         target_name = PLAIN
