@@ -145,8 +145,8 @@ def _bracket_lines(result: Any, certificate: Any, why: str) -> list[str]:
         return [f"  bracket : no finite certified upper bound within {CERTIFY_TIME_LIMIT:g} s per input (unexplored "
                 f"mass {certificate.unexplored:.3g}; {verdict})"]
     return [f"  bracket : {certificate.bracket(result.epsilon_lower_bound)} -- audited >= "
-            f"{result.epsilon_lower_bound:.4f} at {result.confidence:g}, certified <= {certificate.epsilon_up:.10g} "
-            f"at delta_up = {certificate.delta_up:.3g} (exact path enumeration of the one-run sampler; {verdict})"]
+            f"{result.epsilon_lower_bound:.4f} at {result.confidence:g}; the upper end certified by exact path "
+            f"enumeration of the one-run sampler ({verdict})"]
 
 
 @click.command("audit")

@@ -24,7 +24,7 @@ def test_a_certified_claim_exits_0_with_the_bracket_and_the_laws():
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0] == "CERTIFIED: rr against 1.09861-DP (output observed)"
-    assert "epsilon in [1.098612289, 1.098612289] (certified, exact path enumeration)" in result.output
+    assert "epsilon in [1.098612289, 1.098612289] (certified by exact path enumeration)" in result.output
     assert "  input 1: 1: [0.75, 0.75], 0: [0.25, 0.25]; unexplored mass 0" in result.output
     assert lines[-1] == "  reproduce: dpaudit certify rr"
 
@@ -126,8 +126,8 @@ def test_audit_of_a_one_run_entry_prints_the_bracket_and_keeps_its_verdict():
     lines = result.output.splitlines()
     bracket = [line for line in lines if line.startswith("  bracket : ")]
     assert len(bracket) == 1, result.output
-    assert bracket[0].startswith("  bracket : epsilon in [1, 1] -- audited >= 0.")
-    assert "certified <= 1 at delta_up = 3.44e-14 (exact path enumeration" in bracket[0]
+    assert bracket[0].startswith("  bracket : epsilon in [1, 1 with delta 3.44e-14] -- audited >= 0.")
+    assert "certified by exact path enumeration of the one-run sampler" in bracket[0]
     assert lines[-1].startswith("  reproduce: dpaudit audit geometric")
 
 
