@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 from mpmath import iv
@@ -122,20 +123,40 @@ def _high(law: Law, low: Fraction) -> Fraction:
     return min(Fraction(1), low + law.residual)
 
 
-def delta_bounds(a: Law, b: Law, epsilon: float) -> tuple[float, float]:
-    """(lower, upper) bounds of max over both directions of the hockey-stick divergence at ``epsilon``."""
+def _over_both_directions(a: Law, b: Law, epsilon: float, terms: Callable[..., tuple[Any, Any]]) -> tuple[float, float]:
+    """(lower, upper) bounds of ``max over (x, y) in ((a, b), (b, a)) of sum_o term(o) + ...``.
+
+    ``terms(factor, x, y, low_x, low_y)`` gives, for one outcome explored under x, its contribution to
+    the upper sum (which starts at the residual ``r_x``) and to the lower sum, as intervals.
+    """
     with _precision():
         factor = iv.exp(iv.mpf(epsilon))
         lows, highs = [], []
         for x, y in ((a, b), (b, a)):
             upper, lower = _iv(x.residual), iv.mpf(0)
             for outcome, low_x in x.outcomes.items():
-                low_y = y.outcomes.get(outcome, Fraction(0))
-                upper += _positive_part(_iv(low_x) - factor * _iv(low_y), "b")
-                lower += _positive_part(_iv(low_x) - factor * _iv(_high(y, low_y)), "a")
+                up, low = terms(factor, x, y, low_x, y.outcomes.get(outcome, Fraction(0)))
+                upper += up
+                lower += low
             lows.append(_down(lower))
             highs.append(min(1.0, _up(upper)))
         return max(lows), max(highs)
+
+
+def _hockey_stick_terms(factor: Any, x: Law, y: Law, low_x: Fraction, low_y: Fraction) -> tuple[Any, Any]:
+    return (_positive_part(_iv(low_x) - factor * _iv(low_y), "b"),
+            _positive_part(_iv(low_x) - factor * _iv(_high(y, low_y)), "a"))
+
+
+def _loss_mass_terms(factor: Any, x: Law, y: Law, low_x: Fraction, low_y: Fraction) -> tuple[Any, Any]:
+    possibly = (_iv(_high(x, low_x)) - factor * _iv(low_y)).b > 0
+    certainly = (_iv(low_x) - factor * _iv(_high(y, low_y))).a > 0
+    return (_iv(low_x) if possibly else iv.mpf(0)), (_iv(low_x) if certainly else iv.mpf(0))
+
+
+def delta_bounds(a: Law, b: Law, epsilon: float) -> tuple[float, float]:
+    """(lower, upper) bounds of max over both directions of the hockey-stick divergence at ``epsilon``."""
+    return _over_both_directions(a, b, epsilon, _hockey_stick_terms)
 
 
 def loss_mass_bounds(a: Law, b: Law, epsilon: float) -> tuple[float, float]:
@@ -147,20 +168,7 @@ def loss_mass_bounds(a: Law, b: Law, epsilon: float) -> tuple[float, float]:
     when ``H_x(o) > e^eps L_y(o)`` (upper bound: the sum of their ``L_x`` plus the residual ``r_x``,
     which covers every output not explored and the excess of every explored one).
     """
-    with _precision():
-        factor = iv.exp(iv.mpf(epsilon))
-        lows, highs = [], []
-        for x, y in ((a, b), (b, a)):
-            upper, lower = _iv(x.residual), iv.mpf(0)
-            for outcome, low_x in x.outcomes.items():
-                low_y = y.outcomes.get(outcome, Fraction(0))
-                if (_iv(_high(x, low_x)) - factor * _iv(low_y)).b > 0:  # possibly above e^eps
-                    upper += _iv(low_x)
-                if (_iv(low_x) - factor * _iv(_high(y, low_y))).a > 0:  # certainly above e^eps
-                    lower += _iv(low_x)
-            lows.append(_down(lower))
-            highs.append(min(1.0, _up(upper)))
-        return max(lows), max(highs)
+    return _over_both_directions(a, b, epsilon, _loss_mass_terms)
 
 
 def pair_bounds(a: Law, b: Law) -> PairBounds:
