@@ -31,7 +31,7 @@ from ..mechanisms.base import Mechanism
 from ..targets import load_target, restated_point, stated_claim
 from .certificate import delta_bounds, fraction_down, fraction_up, loss_mass_bounds, pair_bounds
 from .law import Budget, Law, Summaries, enumerate_law
-from .result import CertifyResult, InputLaw, OutcomeBound, Verdict, Witness
+from .result import CertifyResult, InputLaw, OutcomeBound, Verdict, Witness, bracket_text
 from .source import InstrumentedSource, patched_globals
 
 __all__ = ["DEFAULT_TIME_LIMIT", "DEFAULT_TOLERANCE", "certify"]
@@ -108,9 +108,9 @@ def _check_ran(request: _Request, data: Any, law: Law) -> None:
     """A sampler that raised on every path of an input was given a bad input (or is broken): said so."""
     if law.outcomes or not law.reasons:
         return
-    mass, reason = law.reasons[0]
-    if reason.startswith("the sampler raised") and mass == 1:
-        raise MechanismError(f"target={request.name!r} on input {short_repr(data)}: {reason} on every path")
+    for _, reason in law.reasons:
+        if "the sampler raised" in reason:
+            raise MechanismError(f"target={request.name!r} on input {short_repr(data)} reached no output: {reason}")
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ def _request(target: Any, pair: Any, pairs: Any, claim: Any, epsilon: Any, delta
         raise InvalidArgument(f"max_paths={max_paths!r} must be a positive integer")
     loaded = load_target(target)
     name = target if isinstance(target, str) else getattr(loaded, "name", None) or getattr(
-        loaded, "__qualname__", repr(loaded))
+        loaded, "__qualname__", None) or type(loaded).__name__
     own_claim: Claim | None = None
     own_pairs: tuple = ()
     if isinstance(loaded, Mechanism):
@@ -330,7 +330,8 @@ def _enumerate(request: _Request, data: Any) -> tuple[Law, int, float]:
     started = time.monotonic()
     deadline = started + request.time_limit
     source = InstrumentedSource()
-    helper_budget = Budget(tolerance=request.tolerance / 1000, max_paths=request.max_paths, deadline=deadline)
+    helper_budget = Budget(tolerance=request.tolerance / 1000, max_paths=request.max_paths, deadline=deadline,
+                           finish_paths=0)
     summaries = Summaries(list(request.helpers), observe_draws=request.observe_draws, budget=helper_budget)
     function = inspect.unwrap(getattr(request.sampler, "func", request.sampler))
     namespaces = _namespaces(function, request.helpers)
@@ -350,6 +351,9 @@ def _enumerate(request: _Request, data: Any) -> tuple[Law, int, float]:
     finally:
         for namespace, key, value in reversed(saved):
             namespace[key] = value
+    # what a summarised helper could not follow is said too (its mass is that of each call's own law)
+    law.reasons.extend((mass, f"{reason} (on {float(mass):.3g} of that call's law)")
+                       for reason, mass in summaries.reasons.items())
     return law, summaries.paths, time.monotonic() - started
 
 
@@ -377,6 +381,7 @@ def _input_law(data: Any, law: Law, summary_paths: int, seconds: float) -> Input
         nodes=law.nodes,
         seconds=seconds,
         set_aside=tuple((fraction_up(p), reason) for p, reason in law.reasons[:5]),
+        stopped_by=law.stopped_by,
     )
 
 
@@ -454,7 +459,7 @@ def _decide(request: _Request, delta_at_claim: tuple[float, float] | None,
     """
     left = max(law.residual for law, _, _ in laws.values())
     reasons = [reason for law, _, _ in laws.values() for _, reason in law.reasons[:1]]
-    bracket = f"epsilon in [{epsilon_low:.10g}, {'inf' if math.isinf(epsilon_up) else f'{epsilon_up:.10g}'}]"
+    bracket = bracket_text(epsilon_low, epsilon_up, delta_up)
     if request.claim is None or delta_at_claim is None or delta_at_slack is None:
         return Verdict.UNKNOWN, f"no claim given: the code's {bracket} on the pairs enumerated"
     claim = request.claim
@@ -480,8 +485,13 @@ def _decide(request: _Request, delta_at_claim: tuple[float, float] | None,
         return Verdict.CERTIFIED, (f"{bounded} at epsilon={claim.epsilon:g} is certified <= {up:.6g} "
                                    f"<= {claim.delta:g} on the pairs enumerated ({bracket}){rounding}")
     why = f"; set aside: {reasons[0]}" if reasons else ""
+    stopped = {law.stopped_by for law, _, _ in laws.values()} - {"complete", "tolerance"}
+    hint = (f"; the enumeration stopped at its {' and '.join(sorted(stopped))}" if stopped else
+            "; to close it, enumerate every path (tolerance=0, when the sampler's loops end) or state a delta")
     if claim.delta == 0 and not math.isinf(epsilon_up) and epsilon_up <= claim.epsilon * (1 + FLOAT_TOLERANCE):
         return Verdict.UNKNOWN, (f"the code is ({epsilon_up:.10g}, {delta_up:.3g})-DP on the pairs enumerated, but "
-                                 f"pure {claim.epsilon:g}-DP needs the unexplored mass ({float(left):.3g}) closed{why}")
-    return Verdict.UNKNOWN, (f"{bounded} at epsilon={claim.epsilon:g} lies in [{low:.3g}, {up:.3g}], which contains "
-                             f"the claimed {claim.delta:g}: unexplored mass {float(left):.3g}{why}")
+                                 f"pure {claim.epsilon:g}-DP needs the unexplored mass ({float(left):.3g}) closed"
+                                 f"{why}{hint}")
+    shown_low, shown_up = delta_at_claim
+    return Verdict.UNKNOWN, (f"{bounded} at epsilon={claim.epsilon:g} lies in [{shown_low:.3g}, {shown_up:.3g}], which "
+                             f"contains the claimed {claim.delta:g}: unexplored mass {float(left):.3g}{why}{hint}")

@@ -44,11 +44,17 @@ MAX_NODES = 48
 @dataclass(frozen=True)
 class Budget:
     """How far to enumerate: stop when the residual is at most ``tolerance``, or at ``max_paths``
-    expanded paths, or at the ``deadline`` (a ``time.monotonic()`` value)."""
+    expanded paths, or at the ``deadline`` (a ``time.monotonic()`` value).
+
+    Once the tolerance is reached, up to ``finish_paths`` more paths are run in case the tree is finite:
+    a complete enumeration gives exact laws, and with them a pure certificate or an exact refutation on
+    mass far below the tolerance (a float sampler's truncated tail, 2^-53).
+    """
 
     tolerance: Fraction = Fraction(1, 10**15)
     max_paths: int = 200_000
     deadline: float = float("inf")
+    finish_paths: int = 2_000
 
 
 @dataclass
@@ -68,6 +74,7 @@ class Law:
     reasons: list[tuple[Fraction, str]] = field(default_factory=list)
     complete: bool = False
     witnesses: dict[Hashable, tuple[str, ...]] = field(default_factory=dict)
+    stopped_by: str = "complete"
 
     def interval(self, outcome: Hashable) -> tuple[Fraction, Fraction]:
         low = self.outcomes.get(outcome, Fraction(0))
@@ -177,6 +184,8 @@ class Summaries:
         self.active: set[Hashable] = set()
         self.inline: set[Callable[..., Any]] = set()
         self.paths = 0
+        #: mass set aside inside summarised calls, by reason (the mass is that of one call's law)
+        self.reasons: dict[str, Fraction] = {}
 
     def wrap(self, helper: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(helper)
@@ -206,7 +215,7 @@ class Summaries:
             self.laws[key] = law
         if law is None:
             return helper(*args, **kwargs)
-        event = f"{helper.__name__}{args!r}"
+        event = f"{helper.__name__}({', '.join(map(repr, args))})"
         run = current_run()
         return run.outcome_of(event, law.outcomes, caller, ("call", helper.__qualname__, key[1:]))
 
@@ -219,6 +228,9 @@ class Summaries:
             self.inline.add(helper)
             return None
         self.paths += law.paths
+        call = f"{getattr(helper, '__name__', 'helper')}({', '.join(map(repr, args))})"
+        for mass, reason in law.reasons:
+            self.reasons.setdefault(f"in {call}: {reason}", mass)
         return law
 
 
@@ -261,14 +273,20 @@ def enumerate_law(
             terminal_mass.append(Fraction(0))
             set_aside.append(defaultdict(Fraction))
 
+    finish_by: int | None = None  # the path count at which the attempt to complete ends
+    stopped_by = "complete"
     while frontier:
-        if paths >= next_check:
+        if finish_by is None and paths >= next_check:
             next_check = paths + max(64, paths // 4)
             visits = _visits(transitions)
             residual = 1 - sum(v * m for v, m in zip(visits, terminal_mass))
             if residual <= budget.tolerance:
-                break
+                finish_by = paths + budget.finish_paths
+        if finish_by is not None and paths >= finish_by:
+            stopped_by = "tolerance"
+            break
         if paths >= budget.max_paths or time.monotonic() > budget.deadline:
+            stopped_by = "path limit" if paths >= budget.max_paths else "time limit"
             break
         _, _, node, extra, q = heapq.heappop(frontier)
         carrier, start = nodes.carriers[node]
@@ -310,7 +328,7 @@ def enumerate_law(
         terminals[node][outcome] += q
         terminal_mass[node] += q
         if outcome not in witnesses:
-            witnesses[outcome] = tuple(_described(d) for d in run.decisions if d.kind != "rest")
+            witnesses[outcome] = tuple(_described(d) for d in run.decisions if d.step != "rest")
     grow()
     visits = _visits(transitions)
     outcomes: dict[Hashable, Fraction] = defaultdict(Fraction)
@@ -331,15 +349,16 @@ def enumerate_law(
         reasons=sorted(((p, r) for r, p in reasons.items()), key=lambda item: -item[0]),
         complete=residual == 0,
         witnesses=witnesses,
+        stopped_by=stopped_by,
     )
 
 
 def _described(decision: Decision) -> str:
     """One step of a path: the event (its text cut at 100 characters) and the answer taken."""
     event = decision.event if len(decision.event) <= 100 else decision.event[:97] + "..."
-    if decision.kind == "side":
+    if decision.step == "side":
         return f"{event}: {bool(decision.value)}"
-    return f"{event}: {decision.value[0] if decision.kind == 'outcome' else decision.value!r}"
+    return f"{event}: {decision.value[0] if decision.step == 'outcome' else decision.value!r}"
 
 
 def _finish(helper: bool) -> Callable[[Any], Any]:

@@ -31,13 +31,13 @@ __all__ = ["Branch", "Decision", "Run", "Stop", "current_run"]
 class Decision:
     """The answer to one random event of a path, with its probability given the path so far.
 
-    ``kind`` is ``"side"`` (a comparison: ``value`` is its truth), ``"value"`` (a value made concrete:
+    ``step`` is ``"side"`` (a comparison: ``value`` is its truth), ``"value"`` (a value made concrete:
     ``value`` is it), ``"rest"`` (the value lies beyond the run just tried) or ``"outcome"`` (a
     summarised helper returned ``value``).  For the first three the draw ``draw`` now lies in
     ``[lo, hi)``.  ``event`` names the event, to check the replay.
     """
 
-    kind: str
+    step: str
     event: str
     probability: Fraction
     value: Any = None
@@ -246,7 +246,7 @@ class Run:
             decision = self._next(event)
             if decision is not None:
                 self._take(decision)
-                if decision.kind == "value":
+                if decision.step == "value":
                     return decision.value
                 continue
             middle = (lo + hi) // 2

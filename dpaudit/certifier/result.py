@@ -22,7 +22,7 @@ from typing import Any
 from .._codec import to_json
 from ..claims import Claim
 
-__all__ = ["CertifyResult", "InputLaw", "OutcomeBound", "Verdict", "Witness"]
+__all__ = ["CertifyResult", "InputLaw", "OutcomeBound", "Verdict", "Witness", "bracket_text"]
 
 
 class Verdict(str, enum.Enum):
@@ -52,7 +52,8 @@ class InputLaw:
     ``residual`` bounds the probability of every output not listed and the excess of every listed one;
     ``complete`` says it is 0 (every path enumerated).  ``set_aside`` lists mass the enumeration could
     not follow, with the reason (largest first).  ``paths`` counts the paths run from the sampler's
-    start, ``summary_paths`` those run to summarise its helpers, ``nodes`` the merged program states.
+    start, ``summary_paths`` those run to summarise its helpers, ``nodes`` the merged program states;
+    ``stopped_by`` says what ended the enumeration (``complete``, ``tolerance``, ``time limit``, ``path limit``).
     """
 
     input: Any
@@ -64,6 +65,7 @@ class InputLaw:
     nodes: int
     seconds: float
     set_aside: tuple[tuple[float, str], ...] = ()
+    stopped_by: str = "complete"
 
     def probability(self, outcome: Any) -> tuple[float, float]:
         for bound in self.outcomes:
@@ -130,16 +132,9 @@ class CertifyResult:
 
     def bracket(self, audited_low: float | None = None) -> str:
         """``epsilon in [low, up]``, the low end the larger of the certified one and an audited one; the
-        certificate's delta is named when it is not 0.  When an output of one input only makes the pure
-        epsilon larger than the certificate's, both statements are given."""
+        certificate's delta is named when it is not 0."""
         low = self.epsilon_low if audited_low is None else max(self.epsilon_low, audited_low)
-        with_delta = f" with delta {self.delta_up:.3g}" if self.delta_up > 0 else ""
-        if math.isinf(self.epsilon_up):
-            return f"epsilon >= {_number(low)} (no finite upper bound certified)"
-        if low > self.epsilon_up:
-            return (f"pure epsilon >= {_number(low)}; ({_number(self.epsilon_up)}, {self.delta_up:.3g})-DP "
-                    "certified")
-        return f"epsilon in [{_number(low)}, {_number(self.epsilon_up)}{with_delta}]"
+        return bracket_text(low, self.epsilon_up, self.delta_up)
 
     def as_dict(self) -> dict[str, Any]:
         return to_json({
@@ -164,6 +159,7 @@ class CertifyResult:
                     "nodes": law.nodes,
                     "seconds": law.seconds,
                     "set_aside": [list(item) for item in law.set_aside],
+                    "stopped_by": law.stopped_by,
                 }
                 for law in self.laws
             ],
@@ -189,10 +185,12 @@ class CertifyResult:
             low, up = self.delta_at_claim
             out.append(f"  delta at the claimed epsilon in [{low:.3g}, {up:.3g}]")
         for law in self.laws:
-            shown = ", ".join(f"{b.outcome!r}: [{b.low:.6g}, {b.high:.6g}]" for b in law.outcomes[:4])
+            shown = ", ".join(f"{b.outcome!r}: [{b.low:.6g}, {b.high:.6g}]" for b in law.outcomes[:4]) or (
+                "no output reached")
             more = f", ... ({len(law.outcomes)} outputs)" if len(law.outcomes) > 4 else ""
+            stop = "" if law.stopped_by in ("complete", "tolerance") else f", stopped by the {law.stopped_by}"
             out.append(f"  input {law.input!r}: {shown}{more}; unexplored mass {law.residual:.3g} after "
-                       f"{law.paths + law.summary_paths} paths in {law.seconds:.2f} s")
+                       f"{law.paths + law.summary_paths} paths in {law.seconds:.2f} s{stop}")
             for mass, reason in law.set_aside[:2]:
                 out.append(f"    set aside {mass:.3g}: {reason}")
         if self.witness is not None and self.refuted:
@@ -205,6 +203,15 @@ class CertifyResult:
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
+
+
+def bracket_text(low: float, up: float, delta_up: float) -> str:
+    """``epsilon in [low, up]`` (with the certificate's delta when it is not 0), or what is known when the
+    upper end is infinite."""
+    if math.isinf(up):
+        return f"epsilon >= {_number(low)} (no finite upper bound certified)"
+    with_delta = f" with delta {delta_up:.3g}" if delta_up > 0 else ""
+    return f"epsilon in [{_number(low)}, {_number(up)}{with_delta}]"
 
 
 def _number(value: float) -> str:

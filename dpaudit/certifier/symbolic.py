@@ -21,6 +21,7 @@ A step that is not monotone or mixes two draws stops the run with a one-line rea
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -124,38 +125,55 @@ class Symbolic:
             )
             raise Unsupported(
                 f"{self.text} {symbol} {other.text}: one step mixes {detail}; only values from one draw "
-                "through monotone steps are followed"
+                "through monotone steps are followed (make one side a number first -- int(...) of a discrete "
+                "value, or compute it in a helper function, which is summarised)"
             )
         if smaller is other:
             return other.concrete(symbol)
         return _Mine(self.concrete(symbol), other)
 
-    def _then(self, function: Callable[[Any], Any], text: str, *, check_sign: bool = True) -> Symbolic:
+    def _then(self, function: Callable[[Any], Any], text: str, *, check_sign: bool = True) -> Any:
         """``function(self)``, after checking that it is monotone on the current interval."""
         if check_sign:
             low, high = self.ends()
             if (low < 0 < high) or (high < 0 < low):
-                raise Unsupported(f"{text}({self.text}) changes sign inside its interval: not monotone there")
+                return function(self._small_or_refused(
+                    f"{text}({self.text}) changes sign inside its interval: not monotone there", text))
         fn = self.fn
         return Symbolic(self.run, self.draw, lambda j: function(fn(j)), f"{text}({self.text})")
+
+    def _small_or_refused(self, problem: str, where: str) -> Any:
+        """A step that is not monotone here: followed on a small integer draw made concrete (a branch per
+        value), refused on a large one with ``problem`` as the reason."""
+        if self.run.size(self.draw) <= SMALL_INTERVAL:
+            return self.concrete(where)
+        raise Unsupported(problem)
+
+    def _not_monotone(self, other: Any, symbol: str, reflected: bool) -> str | None:
+        """Why ``self symbol other`` (or ``other symbol self``) is not monotone on the interval, if it is not."""
+        if symbol == "%":
+            return f"{self.text} % {other!r}: a remainder is not monotone"
+        if symbol in ("/", "//") and reflected:
+            low, high = self.ends()
+            if min(low, high) <= 0 <= max(low, high):
+                return f"{other!r} {symbol} {self.text}: the divisor's interval contains 0"
+        if symbol == "**":
+            if reflected and not (isinstance(other, (int, float)) and other > 0):
+                return f"{other!r} ** {self.text}: only a positive constant base is monotone"
+            low, high = self.ends()
+            if not reflected and min(low, high) < 0 < max(low, high):
+                return f"{self.text} ** {other!r} changes sign inside its interval: not monotone"
+        return None
 
     def _binary(self, other: Any, op: Callable[[Any, Any], Any], symbol: str, reflected: bool) -> Any:
         other = self._constant(other, symbol)
         if isinstance(other, _Mine):
             return op(other.theirs, other.mine) if reflected else op(other.mine, other.theirs)
+        problem = self._not_monotone(other, symbol, reflected)
+        if problem is not None:
+            mine = self._small_or_refused(problem, symbol)
+            return op(other, mine) if reflected else op(mine, other)
         fn = self.fn
-        if symbol == "%":
-            raise Unsupported(f"{self.text} % {other!r}: a remainder is not monotone")
-        if symbol in ("/", "//") and reflected:
-            low, high = self.ends()
-            if min(low, high) <= 0 <= max(low, high):
-                raise Unsupported(f"{other!r} {symbol} {self.text}: the divisor's interval contains 0")
-        if symbol == "**":
-            if reflected and not (isinstance(other, (int, float)) and other > 0):
-                raise Unsupported(f"{other!r} ** {self.text}: only a positive constant base is monotone")
-            low, high = self.ends()
-            if not reflected and min(low, high) < 0 < max(low, high):
-                raise Unsupported(f"{self.text} ** {other!r} changes sign inside its interval: not monotone")
         if reflected:
             return Symbolic(self.run, self.draw, lambda j: op(other, fn(j)), f"({other!r} {symbol} {self.text})")
         return Symbolic(self.run, self.draw, lambda j: op(fn(j), other), f"({self.text} {symbol} {other!r})")
@@ -282,8 +300,27 @@ class Symbolic:
     def __format__(self, spec: str) -> str:
         return format(self.concrete("format()"), spec)
 
+    @property
+    def numerator(self) -> int:
+        """For ``Fraction(value)``: the value made concrete, then its numerator (a continuous one is refused)."""
+        return _fraction(self.concrete("a Fraction")).numerator
+
+    @property
+    def denominator(self) -> int:
+        return _fraction(self.concrete("a Fraction")).denominator
+
     def __repr__(self) -> str:
         return f"<{self.text}>"
+
+
+def _fraction(value: Any) -> Any:
+    from fractions import Fraction
+
+    return Fraction(value)
+
+
+# Fraction(rng.randrange(t), t), as the CKS reference code writes it, reads numerator and denominator
+numbers.Rational.register(Symbolic)
 
 
 class _Mine:

@@ -141,13 +141,18 @@ class DPSession:
         try:
             result = dpaudit.certify(target, pair=pair, observe=observe, **claim, **options)
         except dpaudit.DPAuditError as exc:
-            pytest.fail(f"dpaudit could not certify {_describe(target)}: {exc}", pytrace=False)
+            problem = f"dpaudit could not certify {_describe(target)}: {exc}"
+        else:
+            problem = ""
+        if problem:  # failed outside the except block: the message once, without a chained traceback
+            pytest.fail(problem, pytrace=False)
         verdict = _verdict(result)
         if verdict == "refuted":
             pytest.fail("\n".join([f"dpaudit: {_describe(target)} is refuted by exact path enumeration",
                                     *result.lines()]), pytrace=False)
         if verdict != "certified":
-            pytest.fail("\n".join([f"dpaudit: {_describe(target)} was not certified ({verdict}): {result.reason}",
+            hint = " (give epsilon= to state the claim)" if result.claim is None else ""
+            pytest.fail("\n".join([f"dpaudit: {_describe(target)} was not certified ({verdict}): {result.reason}{hint}",
                                     *result.lines()[2:]]), pytrace=False)
         return result
 

@@ -42,7 +42,11 @@ def certify_audited(target: Any, audit: Any, time_limit: float = CERTIFY_TIME_LI
     if not isinstance(mechanism, Mechanism) or mechanism.one_run is None:
         return None, ""
     try:
-        result = certify(mechanism, pair=tuple(audit.pair), claim=audit.point_claim(), time_limit=time_limit)
+        # both ends see the same: the number of draws too when the audit's bound came from it
+        seen_draws = any(getattr(finding, "check", None) == "draw-count" for finding in getattr(audit, "findings", ()))
+        observe = "draws" if seen_draws else "output"
+        result = certify(mechanism, pair=tuple(audit.pair), claim=audit.point_claim(), time_limit=time_limit,
+                         observe=observe)
     except _CERTIFY_ERRORS as exc:
         return None, f"{type(exc).__name__}: {exc}"
     return result, ""

@@ -20,6 +20,9 @@ NOT_FLAGGED: dict[str, str] = {
     # claims epsilon 13.57 at delta 1e-5 (true 15.46): with 2 x 10^5 per side even a perfect witness could
     # certify only ~10 at the verdict's level; the audit says "underpowered"
     "gaussian-zcdp-conversion-drops-rho": "epsilon 13.6 at delta 1e-5 is beyond reach at 2 x 10^5 samples",
+    # its flaw lives on mass 2^-53 (the float uniform's truncated tail): no sample can reach it; certify
+    # refutes it exactly (tests/certifier/test_catalogue.py)
+    "geometric-inverse-cdf": "the truncated tail has mass ~2^-53: beyond any sampling, refuted by certify",
 }
 
 # A curve claim (zCDP, RDP) is audited at one point of its curve: the (epsilon(delta), delta) it implies
