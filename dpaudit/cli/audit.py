@@ -21,9 +21,9 @@ from ..auditor import (
     SEARCH_ROWS,
     SEARCH_VALUES,
     AuditConfig,
-    run_audit,
 )
 from ..errors import MechanismError
+from ..evidence import EvidenceStore, RunStamp, recall_audit
 from ..mechanisms import RANDOMNESS
 from ._claims import claim_flags, claim_options, restated_claim
 from ._common import (
@@ -203,6 +203,10 @@ def _print_result(result: Any, reproduction: str) -> None:
 @click.option("--wall-time", is_flag=True, help="Also record each run's wall time (one-run functions; noisy under load).")
 @click.option("--curve", "with_curve", is_flag=True,
               help="Also bound the whole privacy curve delta(epsilon) of the pair, with lower bounds on mu (GDP) and rho (zCDP).")
+@click.option("--store", default=None, metavar="DIR",
+              help="Evidence store (the pytest plugin's format): read the result back when everything that decides "
+                   "it is unchanged (with --seed), else compute it and keep it in DIR.")
+@click.option("--fresh", is_flag=True, help="With --store: recompute, reading nothing back (the result is kept).")
 @json_option
 @debug_option
 @guarded
@@ -219,15 +223,21 @@ def audit(target: str, **given: Any) -> None:
     proves the claim false), pass otherwise (underpowered when the sample size could not reach the
     claim).
     """
-    check_outputs(files={"--checkpoint": given["checkpoint"]})
+    check_outputs(files={"--checkpoint": given["checkpoint"]}, folders={"--store": given["store"]})
     config = _configuration(target, given)
+    store = EvidenceStore(given["store"]) if given["store"] is not None else None
     try:
-        result = run_audit(config)
+        evidence = recall_audit(config, store, RunStamp.now(), fresh=given["fresh"])
     except MechanismError as exc:
         raise MechanismError(f"{exc}{inputs_note(config.pair, config.data)} (rerun with --seed {config.seed})") from exc
+    for problem in evidence.problems:  # an ignored store file, a failed write: one line each
+        click.echo(problem, err=True)
+    result = evidence.result
     if given["as_json"]:
         echo_json(result.as_dict())
     else:
+        if evidence.stored is not None:
+            click.echo(f"dpaudit: {evidence.provenance} (--fresh recomputes)")
         _print_result(result, _reproduction(target, result, given))
     sys.exit(EXIT_FOR_VERDICT.get(result.verdict.value, EXIT_BAD_INPUT))
 

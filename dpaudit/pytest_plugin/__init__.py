@@ -46,12 +46,14 @@ from .options import (
     CONFIDENCE_OPTION,
     DEFAULT_CONFIDENCE,
     DEFAULT_SEED,
+    FRESH_OPTION,
     MARKER_KEYWORDS,
     REPORT_OPTION,
     SAMPLES_OPTION,
     SEED_OPTION,
     SETTINGS,
     SKIP_AUDITS_OPTION,
+    STORE_OPTION,
     Settings,
     add_options,
     test_seed,
@@ -63,10 +65,12 @@ __all__ = [
     "DEFAULT_CONFIDENCE",
     "DEFAULT_SEED",
     "DPSession",
+    "FRESH_OPTION",
     "REPORT_OPTION",
     "SAMPLES_OPTION",
     "SEED_OPTION",
     "SKIP_AUDITS_OPTION",
+    "STORE_OPTION",
     "dp",
     "test_seed",
 ]
@@ -90,7 +94,10 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """pytest-xdist: workers take the controller's run seed (matters for ``random`` and ``last``)."""
-    node.workerinput["dpaudit_seed"] = node.config.stash[SETTINGS].seed
+    settings = node.config.stash[SETTINGS]
+    node.workerinput["dpaudit_seed"] = settings.seed
+    node.workerinput["dpaudit_store"] = settings.store_dir  # one store, and one run stamp, for every worker
+    node.workerinput["dpaudit_run"] = (settings.run_id, settings.run_at)
 
 
 
@@ -99,7 +106,12 @@ def pytest_report_header(config: pytest.Config) -> str:
     s = config.stash[SETTINGS]
     samples = s.samples if s.samples is not None else "auditor default"
     skip = ", audits skipped" if s.skip_audits else ""
-    return f"dpaudit: {SEED_OPTION}={s.seed} (confidence {s.confidence:g}, samples {samples}{skip})"
+    if s.store_dir is None:
+        store = "no evidence store"
+    else:
+        store = f"evidence store {s.store_dir}" + (f", {FRESH_OPTION}: recomputing every audit" if s.fresh else "")
+    return (f"dpaudit: {SEED_OPTION}={s.seed} (confidence {s.confidence:g}, samples {samples}{skip}); {store}; "
+            f"run {s.run_id}")
 
 
 def _marker_kwargs(item: pytest.Item) -> dict[str, Any] | None:
