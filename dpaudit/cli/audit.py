@@ -21,9 +21,10 @@ from ..auditor import (
     SEARCH_ROWS,
     SEARCH_VALUES,
     AuditConfig,
+    run_audit,
 )
 from ..errors import MechanismError
-from ..evidence import EvidenceStore, RunStamp, recall_audit
+from ..evidence import Evidence, EvidenceStore, RunStamp, recall_audit
 from ..mechanisms import RANDOMNESS
 from ._claims import claim_flags, claim_options, restated_claim
 from ._common import (
@@ -225,9 +226,11 @@ def audit(target: str, **given: Any) -> None:
     """
     check_outputs(files={"--checkpoint": given["checkpoint"]}, folders={"--store": given["store"]})
     config = _configuration(target, given)
-    store = EvidenceStore(given["store"]) if given["store"] is not None else None
     try:
-        evidence = recall_audit(config, store, RunStamp.now(), fresh=given["fresh"])
+        if given["store"] is None:
+            evidence = Evidence(run_audit(config))
+        else:
+            evidence = recall_audit(config, EvidenceStore(given["store"]), RunStamp.now(), fresh=given["fresh"])
     except MechanismError as exc:
         raise MechanismError(f"{exc}{inputs_note(config.pair, config.data)} (rerun with --seed {config.seed})") from exc
     for problem in evidence.problems:  # an ignored store file, a failed write: one line each

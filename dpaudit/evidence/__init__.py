@@ -28,7 +28,8 @@ _PUBLIC = {
     **dict.fromkeys(("Evidence", "recall_audit"), "dpaudit.evidence.recall"),
 }
 
-__all__ = sorted(_PUBLIC)
+__all__ = ["FORMAT", "FORMAT_VERSION", "Evidence", "EvidenceKey", "EvidenceStore", "RunStamp", "Stored", "audit_key",
+           "code_fingerprint", "is_users_module", "mechanism_identity", "recall_audit", "versions"]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .fingerprint import code_fingerprint, is_users_module

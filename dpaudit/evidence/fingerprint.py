@@ -126,20 +126,27 @@ class _Walk:
             return self.cls(obj, depth)
         return self.instance(obj, depth)
 
+    def _first_visit(self, obj: Any, no_source: Any) -> tuple[str, str | None]:
+        """The name of the user's function or class ``obj`` and its source (``no_source()`` when it has
+        none), or None for the source when the walk met it before."""
+        name = f"{obj.__module__}.{obj.__qualname__}"
+        if id(obj) in self.seen:
+            return name, None
+        self.seen.add(id(obj))
+        try:
+            return name, inspect.getsource(obj)
+        except (OSError, TypeError):
+            return name, no_source()
+
     def function(self, f: types.FunctionType, depth: int) -> str:
         if not is_users_module(f.__module__):
             closure = ""
             if f.__closure__ and depth < _MAX_DEPTH:  # a factory's parameters
                 closure = " " + self.token([_cell(c) for c in f.__closure__], depth + 1)
             return _library_token(f) + closure
-        name = f"{f.__module__}.{f.__qualname__}"
-        if id(f) in self.seen:
+        name, source = self._first_visit(f, lambda: _code_text(f.__code__))
+        if source is None:
             return name
-        self.seen.add(id(f))
-        try:
-            source = inspect.getsource(f)
-        except (OSError, TypeError):
-            source = _code_text(f.__code__)
         parts = [f"def {name} {_digest(source)}",
                  f"defaults {self.token(f.__defaults__, depth + 1)} {self.token(f.__kwdefaults__, depth + 1)}"]
         for var, cell in zip(f.__code__.co_freevars, f.__closure__ or ()):
@@ -161,14 +168,9 @@ class _Walk:
     def cls(self, cls: type, depth: int) -> str:
         if not is_users_module(cls.__module__):
             return _library_token(cls)
-        name = f"{cls.__module__}.{cls.__qualname__}"
-        if id(cls) in self.seen:
+        name, source = self._first_visit(cls, lambda: f"{cls.__module__}.{cls.__qualname__}")
+        if source is None:
             return name
-        self.seen.add(id(cls))
-        try:
-            source = inspect.getsource(cls)
-        except (OSError, TypeError):
-            source = name
         self.lines.append(f"class {name} {_digest(source)}")
         for attribute, value in sorted(vars(cls).items()):
             if isinstance(value, (staticmethod, classmethod)):

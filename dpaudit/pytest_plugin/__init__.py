@@ -33,6 +33,13 @@ drawing new seeds until an audit passes would turn the 1e-6 false-alarm rate int
 plugin remembers in pytest's cache the seed under which each audit failed, and a later run of that test
 under a different run seed fails with that explanation instead of passing.  The record is cleared when
 the test passes under the seed that failed (i.e. after the mechanism was fixed).
+
+Evidence lasts between runs (:mod:`dpaudit.evidence`).  Each audit's result is kept in a store --
+pytest's cache by default (``.pytest_cache/d/dpaudit-evidence``), or ``--dp-store DIR`` -- under the key
+of everything that decides it (the mechanism's code and declaration, claim, pair, budget, levels,
+seed, checks, versions); a later run with the same key reads it back, and the summary says from
+which run.  A stored violation fails as it did (and keeps the re-seeding record); ``--dp-fresh``
+recomputes everything; an unreadable store file is one line in the summary, then recomputed.
 """
 
 from __future__ import annotations
@@ -102,16 +109,16 @@ def pytest_configure_node(node: Any) -> None:
 
 
 
-def pytest_report_header(config: pytest.Config) -> str:
+def pytest_report_header(config: pytest.Config) -> list[str]:
     s = config.stash[SETTINGS]
     samples = s.samples if s.samples is not None else "auditor default"
     skip = ", audits skipped" if s.skip_audits else ""
     if s.store_dir is None:
-        store = "no evidence store"
+        store = f"no evidence store (no pytest cache; {STORE_OPTION} DIR names one)"
     else:
-        store = f"evidence store {s.store_dir}" + (f", {FRESH_OPTION}: recomputing every audit" if s.fresh else "")
-    return (f"dpaudit: {SEED_OPTION}={s.seed} (confidence {s.confidence:g}, samples {samples}{skip}); {store}; "
-            f"run {s.run_id}")
+        store = f"evidence store {s.store_dir}" + (f" ({FRESH_OPTION}: recomputing every audit)" if s.fresh else "")
+    return [f"dpaudit: {SEED_OPTION}={s.seed} (confidence {s.confidence:g}, samples {samples}{skip})",
+            f"dpaudit: {store}; this run is {s.run_id}"]
 
 
 def _marker_kwargs(item: pytest.Item) -> dict[str, Any] | None:

@@ -156,4 +156,4 @@ def test_without_a_cache_or_a_store_folder_nothing_is_stored(pytester):
     project(pytester)
     result = run(pytester, "-p", "no:cacheprovider")
     assert not any(STORE_LINE.search(line) for line in result.stdout.lines)
-    result.stdout.fnmatch_lines(["dpaudit: --dp-seed=* no evidence store; run *"])
+    result.stdout.fnmatch_lines(["dpaudit: no evidence store (no pytest cache; --dp-store DIR names one); this run is *"])
