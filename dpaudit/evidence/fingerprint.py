@@ -180,14 +180,14 @@ class _Walk:
         return name
 
     def instance(self, obj: Any, depth: int) -> str:
-        kind = self.cls(type(obj), depth)
+        class_token = self.cls(type(obj), depth)
         state = getattr(obj, "__dict__", None)
         if state is None and hasattr(type(obj), "__dataclass_fields__"):
             state = {name: getattr(obj, name, None) for name in type(obj).__dataclass_fields__}
         if state is None or depth >= _MAX_DEPTH or id(obj) in self.seen:
-            return f"{kind} {_ADDRESS.sub('', repr(obj))[:2000]}"
+            return f"{class_token} {_ADDRESS.sub('', repr(obj))[:2000]}"
         self.seen.add(id(obj))
-        return f"{kind}{self.token(dict(state), depth + 1)}"
+        return f"{class_token}{self.token(dict(state), depth + 1)}"
 
 
 def _cell(cell: Any) -> Any:

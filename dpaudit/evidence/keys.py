@@ -45,16 +45,17 @@ _LIBRARIES = ("numpy", "scipy", "sympy", "statsmodels")
 
 @dataclass(frozen=True)
 class EvidenceKey:
-    """What decides one result (``parts``, plain JSON) and its SHA-256 ``digest``; ``kind`` is the verb."""
+    """What decides one result (``parts``, plain JSON) and its SHA-256 ``digest``; ``verb`` says which
+    (``"audit"``)."""
 
-    kind: str
+    verb: str
     parts: dict[str, Any]
     digest: str
 
     @classmethod
-    def of(cls, kind: str, parts: dict[str, Any]) -> EvidenceKey:
-        text = json.dumps({"kind": kind, **parts}, sort_keys=True, default=_fallback, allow_nan=False)
-        return cls(kind, json.loads(text), hashlib.sha256(text.encode("utf-8")).hexdigest())
+    def of(cls, verb: str, parts: dict[str, Any]) -> EvidenceKey:
+        text = json.dumps({"verb": verb, **parts}, sort_keys=True, default=_fallback, allow_nan=False)
+        return cls(verb, json.loads(text), hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
 def _fallback(value: Any) -> Any:

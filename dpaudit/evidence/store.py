@@ -2,7 +2,7 @@
 
 Each file is a document::
 
-    {"format": "dpaudit-evidence", "format_version": 1, "kind": "audit", "key": DIGEST,
+    {"format": "dpaudit-evidence", "format_version": 1, "verb": "audit", "key": DIGEST,
      "parts": {...the key's parts...}, "run": {"id": ..., "at": ...}, "result": result.as_dict()}
 
 written through the one codec (:func:`dpaudit._codec.to_json`) to a temporary file and moved into
@@ -57,7 +57,7 @@ class RunStamp:
 class Stored:
     """An entry read back: the result's dict as written and the run that computed it."""
 
-    kind: str
+    verb: str
     key: str
     result: dict[str, Any]
     run: RunStamp
@@ -70,7 +70,7 @@ class EvidenceStore:
         self.directory = Path(directory)
 
     def path(self, key: EvidenceKey) -> Path:
-        return self.directory / f"{key.kind}-{key.digest}.json"
+        return self.directory / f"{key.verb}-{key.digest}.json"
 
     def recall(self, key: EvidenceKey) -> tuple[Stored | None, str | None]:
         """The entry stored under ``key`` (None when absent or unreadable) and, when a file was there but
@@ -91,11 +91,11 @@ class EvidenceStore:
         if why is not None:
             return None, _ignored(path, why)
         run = document["run"]
-        return Stored(key.kind, key.digest, document["result"], RunStamp(str(run["id"]), str(run["at"]))), None
+        return Stored(key.verb, key.digest, document["result"], RunStamp(str(run["id"]), str(run["at"]))), None
 
     def keep(self, key: EvidenceKey, result: dict[str, Any], run: RunStamp) -> str | None:
         """Write ``result`` under ``key``; None, or one line saying why it could not be kept."""
-        document = {"format": FORMAT, "format_version": FORMAT_VERSION, "kind": key.kind, "key": key.digest,
+        document = {"format": FORMAT, "format_version": FORMAT_VERSION, "verb": key.verb, "key": key.digest,
                     "parts": key.parts, "run": run.as_dict(), "result": result}
         path = self.path(key)
         try:
@@ -121,7 +121,7 @@ def _foreign(document: Any, key: EvidenceKey) -> str | None:
         return "not a dpaudit evidence file"
     if document.get("format_version") != FORMAT_VERSION:
         return f"format version {document.get('format_version')!r}, this dpaudit reads {FORMAT_VERSION}"
-    if document.get("kind") != key.kind or document.get("key") != key.digest:
+    if document.get("verb") != key.verb or document.get("key") != key.digest:
         return "its key is not its name"
     run = document.get("run")
     if not isinstance(document.get("result"), dict) or not isinstance(run, dict) or not {"id", "at"} <= set(run):
