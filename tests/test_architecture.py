@@ -43,6 +43,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("dpaudit.adapters",),  # OpenDP and diffprivlib objects as Mechanisms
     ("dpaudit.targets",),  # what a user names (catalogue name, module:attr, file, library object) -> a Mechanism
     ("dpaudit.proofs", "dpaudit.auditor", "dpaudit.certifier"),
+    ("dpaudit.evidence",),  # results kept between runs under the key of what decides them (read by the shells)
     ("dpaudit.extend",),  # the extension API: event families of one's own
     ("dpaudit.reports",),
     ("dpaudit",),  # the front door (dpaudit/__init__.py) re-exports the layers below it

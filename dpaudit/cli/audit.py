@@ -24,6 +24,7 @@ from ..auditor import (
     run_audit,
 )
 from ..errors import MechanismError
+from ..evidence import Evidence, EvidenceStore, RunStamp, recall_audit
 from ..mechanisms import RANDOMNESS
 from ..reports import CERTIFY_TIME_LIMIT, certify_audited
 from ._claims import claim_flags, claim_options, restated_claim
@@ -220,6 +221,10 @@ def _bracket_lines(result: Any, certificate: Any, why: str) -> list[str]:
 @click.option("--wall-time", is_flag=True, help="Also record each run's wall time (one-run functions; noisy under load).")
 @click.option("--curve", "with_curve", is_flag=True,
               help="Also bound the whole privacy curve delta(epsilon) of the pair, with lower bounds on mu (GDP) and rho (zCDP).")
+@click.option("--store", default=None, metavar="DIR",
+              help="Evidence store (the pytest plugin's format): read the result back when everything that decides "
+                   "it is unchanged (with --seed), else compute it and keep it in DIR.")
+@click.option("--fresh", is_flag=True, help="With --store: recompute, reading nothing back (the result is kept).")
 @json_option
 @debug_option
 @guarded
@@ -236,12 +241,18 @@ def audit(target: str, **given: Any) -> None:
     proves the claim false), pass otherwise (underpowered when the sample size could not reach the
     claim).
     """
-    check_outputs(files={"--checkpoint": given["checkpoint"]})
+    check_outputs(files={"--checkpoint": given["checkpoint"]}, folders={"--store": given["store"]})
     config = _configuration(target, given)
     try:
-        result = run_audit(config)
+        if given["store"] is None:
+            evidence = Evidence(run_audit(config))
+        else:
+            evidence = recall_audit(config, EvidenceStore(given["store"]), RunStamp.now(), fresh=given["fresh"])
     except MechanismError as exc:
         raise MechanismError(f"{exc}{inputs_note(config.pair, config.data)} (rerun with --seed {config.seed})") from exc
+    for problem in evidence.problems:  # an ignored store file, a failed write: one line each
+        click.echo(problem, err=True)
+    result = evidence.result
     # The certified side of the bracket (a Mechanism with a one-run sampler only); never changes the verdict.
     certificate, why = certify_audited(config.target, result)
     if given["as_json"]:
@@ -250,6 +261,8 @@ def audit(target: str, **given: Any) -> None:
             document["certificate"] = certificate.as_dict() if certificate is not None else {"error": why}
         echo_json(document)
     else:
+        if evidence.stored is not None:
+            click.echo(f"dpaudit: {evidence.provenance} (--fresh recomputes)")
         _print_result(result, _reproduction(target, result, given), certificate, why)
     sys.exit(EXIT_FOR_VERDICT.get(result.verdict.value, EXIT_BAD_INPUT))
 

@@ -34,6 +34,13 @@ drawing new seeds until an audit passes would turn the 1e-6 false-alarm rate int
 plugin remembers in pytest's cache the seed under which each audit failed, and a later run of that test
 under a different run seed fails with that explanation instead of passing.  The record is cleared when
 the test passes under the seed that failed (i.e. after the mechanism was fixed).
+
+Evidence lasts between runs (:mod:`dpaudit.evidence`).  Each audit's result is kept in a store --
+pytest's cache by default (``.pytest_cache/d/dpaudit-evidence``), or ``--dp-store DIR`` -- under the key
+of everything that decides it (the mechanism's code and declaration, claim, pair, budget, levels,
+seed, checks, versions); a later run with the same key reads it back, and the summary says from
+which run.  A stored violation fails as it did (and keeps the re-seeding record); ``--dp-fresh``
+recomputes everything; an unreadable store file is one line in the summary, then recomputed.
 """
 
 from __future__ import annotations
@@ -47,12 +54,14 @@ from .options import (
     CONFIDENCE_OPTION,
     DEFAULT_CONFIDENCE,
     DEFAULT_SEED,
+    FRESH_OPTION,
     MARKER_KEYWORDS,
     REPORT_OPTION,
     SAMPLES_OPTION,
     SEED_OPTION,
     SETTINGS,
     SKIP_AUDITS_OPTION,
+    STORE_OPTION,
     Settings,
     add_options,
     test_seed,
@@ -64,10 +73,12 @@ __all__ = [
     "DEFAULT_CONFIDENCE",
     "DEFAULT_SEED",
     "DPSession",
+    "FRESH_OPTION",
     "REPORT_OPTION",
     "SAMPLES_OPTION",
     "SEED_OPTION",
     "SKIP_AUDITS_OPTION",
+    "STORE_OPTION",
     "dp",
     "test_seed",
 ]
@@ -91,16 +102,24 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """pytest-xdist: workers take the controller's run seed (matters for ``random`` and ``last``)."""
-    node.workerinput["dpaudit_seed"] = node.config.stash[SETTINGS].seed
+    settings = node.config.stash[SETTINGS]
+    node.workerinput["dpaudit_seed"] = settings.seed
+    node.workerinput["dpaudit_store"] = settings.store_dir  # one store, and one run stamp, for every worker
+    node.workerinput["dpaudit_run"] = (settings.run_id, settings.run_at)
 
 
 
 
-def pytest_report_header(config: pytest.Config) -> str:
+def pytest_report_header(config: pytest.Config) -> list[str]:
     s = config.stash[SETTINGS]
     samples = s.samples if s.samples is not None else "auditor default"
     skip = ", audits skipped" if s.skip_audits else ""
-    return f"dpaudit: {SEED_OPTION}={s.seed} (confidence {s.confidence:g}, samples {samples}{skip})"
+    if s.store_dir is None:
+        store = f"no evidence store (no pytest cache; {STORE_OPTION} DIR names one)"
+    else:
+        store = f"evidence store {s.store_dir}" + (f" ({FRESH_OPTION}: recomputing every audit)" if s.fresh else "")
+    return [f"dpaudit: {SEED_OPTION}={s.seed} (confidence {s.confidence:g}, samples {samples}{skip})",
+            f"dpaudit: {store}; this run is {s.run_id}"]
 
 
 def _marker_kwargs(item: pytest.Item) -> dict[str, Any] | None:

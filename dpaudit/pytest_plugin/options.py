@@ -1,7 +1,7 @@
 """Options, settings and seeds of the dpaudit pytest plugin (standard library and pytest only).
 
 Options live under one ``--dp-`` prefix and are mirrored as ini keys (``dp_samples``, ``dp_confidence``,
-``dp_seed``, ``dp_report``, ``dp_skip_audits``); each has a typed parser that raises
+``dp_seed``, ``dp_report``, ``dp_skip_audits``, ``dp_store``, ``dp_fresh``); each has a typed parser that raises
 ``argparse.ArgumentTypeError`` so pytest reports a usage error naming the option and the rule.
 The report folder is checked when the run starts (:mod:`dpaudit._paths`, standard library only), so a
 bad ``--dp-report`` stops the run before any audit instead of failing after it.
@@ -20,11 +20,14 @@ CONFIDENCE_OPTION = "--dp-confidence"
 SEED_OPTION = "--dp-seed"
 REPORT_OPTION = "--dp-report"
 SKIP_AUDITS_OPTION = "--dp-skip-audits"
+STORE_OPTION = "--dp-store"
+FRESH_OPTION = "--dp-fresh"
 
 DEFAULT_CONFIDENCE = 1 - 1e-6
 DEFAULT_SEED = 20260101
 MARKER_KEYWORDS = ("claim", "epsilon", "delta", "samples", "confidence", "pair", "neighbours", "data", "d_in", "randomness")
 CACHE_KEY = "dpaudit/failed-seeds"
+STORE_CACHE_DIR = "dpaudit-evidence"  # the evidence store's folder inside pytest's cache (.pytest_cache/d/...)
 PROPERTY = "dpaudit"
 
 
@@ -71,6 +74,11 @@ _OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
     (SEED_OPTION, {"type": seed_type, "help": f"the run's seed: integer, 'random' or 'last' (default {DEFAULT_SEED})"}),
     (REPORT_OPTION, {"type": str, "metavar": "DIR", "help": "write a JSON and an HTML report of every audit into DIR"}),
     (SKIP_AUDITS_OPTION, {"action": "store_true", "help": "skip Monte Carlo audits (proofs and sensitivity checks still run)"}),
+    (STORE_OPTION, {"type": str, "metavar": "DIR", "help": "keep audit results in DIR and read back those whose key "
+                                                          "(code, claim, pair, budget, seed, versions) is unchanged "
+                                                          f"(default: pytest's cache, .pytest_cache/d/{STORE_CACHE_DIR})"}),
+    (FRESH_OPTION, {"action": "store_true", "help": "recompute every audit, reading nothing from the evidence store "
+                                                    "(the fresh results are kept in it)"}),
 )
 
 
@@ -118,12 +126,22 @@ class Settings:
             except InvalidArgument as exc:
                 raise pytest.UsageError(str(exc)) from None
         self.skip_audits: bool = bool(read_option(config, SKIP_AUDITS_OPTION))
+        self.fresh: bool = bool(read_option(config, FRESH_OPTION))
         seed = read_option(config, SEED_OPTION)
         cache = getattr(config, "cache", None)
         worker_input = getattr(config, "workerinput", None)
         if worker_input is not None and "dpaudit_seed" in worker_input:
-            seed, cache = worker_input["dpaudit_seed"], None  # an xdist worker: the controller decided
-        elif seed == "last":
+            # an xdist worker: the controller decided the seed, the store and the run's stamp
+            self.store_dir: str | None = worker_input["dpaudit_store"]
+            self.run_id, self.run_at = worker_input["dpaudit_run"]
+            seed, cache = worker_input["dpaudit_seed"], None
+        else:
+            self.store_dir = _store_dir(config, cache)
+            from ..evidence import RunStamp  # the standard library only, like this module
+
+            stamp = RunStamp.now()
+            self.run_id, self.run_at = stamp.id, stamp.at
+        if seed == "last":
             seed = cache.get("dpaudit/last-seed", None) if cache else None
             if seed is None:
                 raise pytest.UsageError(f"{SEED_OPTION}=last: no previous run recorded a seed")
@@ -134,6 +152,29 @@ class Settings:
         self.seed: int = DEFAULT_SEED if seed is None else int(seed)
         if cache is not None:
             cache.set("dpaudit/last-seed", self.seed)
+
+
+def _store_dir(config: pytest.Config, cache: Any) -> str | None:
+    """The evidence store's folder: ``--dp-store DIR`` (created with its parents), else a folder of pytest's
+    cache; None when there is neither (``-p no:cacheprovider``)."""
+    from pathlib import Path
+
+    given = read_option(config, STORE_OPTION)
+    if given is not None:
+        try:
+            Path(given).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise pytest.UsageError(f"{STORE_OPTION}={given!r}: cannot create the folder ({exc.strerror or exc})") from None
+        if not Path(given).is_dir():
+            raise pytest.UsageError(f"{STORE_OPTION}={given!r} is not a folder")
+        return str(Path(given).resolve())
+    if cache is None:
+        return None
+    try:
+        return str(cache.mkdir(STORE_CACHE_DIR))
+    except OSError:
+        return None  # a read-only checkout: no store, audits run as without one
+
 
 
 def test_seed(run_seed: int, nodeid: str) -> int:

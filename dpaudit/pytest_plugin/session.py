@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from .options import (CACHE_KEY, PROPERTY, REPORT_OPTION, SAMPLES_OPTION, SEED_OPTION, SETTINGS, SKIP_AUDITS_OPTION,
-                      Settings, test_seed)
+from .options import (CACHE_KEY, FRESH_OPTION, PROPERTY, REPORT_OPTION, SAMPLES_OPTION, SEED_OPTION, SETTINGS,
+                      SKIP_AUDITS_OPTION, Settings, test_seed)
 
 __all__ = ["DPSession", "Summary"]
 
@@ -66,7 +66,8 @@ class DPSession:
         if self._settings.skip_audits:
             pytest.skip(f"audit skipped by {SKIP_AUDITS_OPTION}")
         import dpaudit
-        from dpaudit.auditor import AuditConfig, run_audit
+        from dpaudit.auditor import AuditConfig
+        from dpaudit.evidence import EvidenceStore, RunStamp, recall_audit
         from dpaudit.targets import is_plain_callable
 
         if epsilon is None and claim is None and is_plain_callable(target):
@@ -75,16 +76,22 @@ class DPSession:
         seed = self._next_seed()
         options["confidence"] = confidence if confidence is not None else self._settings.confidence
         options["samples"] = samples if samples is not None else self._settings.samples
+        # A result whose key (code, claim, pair, budget, seed, versions) is in the evidence store is read back;
+        # everything after this point treats it as the one just computed would be (dpaudit.evidence).
+        settings = self._settings
+        store = EvidenceStore(settings.store_dir) if settings.store_dir is not None else None
         try:
-            result = run_audit(AuditConfig.build(target, **options, seed=seed))
+            evidence = recall_audit(AuditConfig.build(target, **options, seed=seed), store,
+                                    RunStamp(settings.run_id, settings.run_at), fresh=settings.fresh)
         except dpaudit.DPAuditError as exc:
             pytest.fail(f"dpaudit could not audit {_describe(target)}: {exc}", pytrace=False)
+        result = evidence.result
         verdict = _verdict(result)
-        self._record(result, verdict, target, seed, randomness, neighbours)
+        self._record(result, verdict, target, seed, randomness, neighbours, evidence)
         reproduce = _reproduce_line(target, result, self._item.nodeid, self._settings.seed, randomness)
         if verdict == "violation":
             self._remember_failure()
-            pytest.fail(_violation_message(result, reproduce), pytrace=False)
+            pytest.fail(_violation_message(result, reproduce, evidence), pytrace=False)
         self._check_not_reseeded()
         if verdict == "underpowered":
             import warnings
@@ -206,9 +213,11 @@ class DPSession:
     # -- bookkeeping
 
     def _record(
-        self, result: Any, verdict: str, target: Any, seed: int, randomness: str | None = None, neighbours: Any = None
+        self, result: Any, verdict: str, target: Any, seed: int, randomness: str | None = None, neighbours: Any = None,
+        evidence: Any = None,
     ) -> None:
         document = result.as_dict()
+        stored = getattr(evidence, "stored", None)
         summary = {
             "nodeid": self._item.nodeid,
             "mechanism": _describe(target),
@@ -217,6 +226,8 @@ class DPSession:
             "confidence": document.get("confidence"),
             "verdict_confidence": document.get("verdict_confidence") or document.get("confidence"),
             "seed": seed,
+            "stored": None if stored is None else {"run": stored.id, "at": stored.at},
+            "store_problems": list(getattr(evidence, "problems", ())),
         }
         if self._settings.report_dir:
             # Imported here: the reports (jinja2, matplotlib, sympy) load only when a report is asked for.
@@ -383,8 +394,9 @@ def _target_spec(target: Any) -> str | None:
     return f"{path}:{qualname}"
 
 
-def _violation_message(result: Any, reproduce: str) -> str:
+def _violation_message(result: Any, reproduce: str, evidence: Any = None) -> str:
     d = result.as_dict()
+    stored = getattr(evidence, "stored", None)
     pair = d.get("pair")
     lines = [
         f"dpaudit: privacy violation by {d.get('target')!r}",
@@ -399,6 +411,9 @@ def _violation_message(result: Any, reproduce: str) -> str:
         *([f"  neighbours:  {d['neighbours']['statement']}"] if d.get("neighbours") else []),
         f"  samples:     {result.samples} per side (verification stage)",
         f"  reproduce:   {reproduce}",
+        # A violation read from the evidence store fails as it did when computed: say which run found it.
+        *([f"  evidence:    {evidence.provenance} (a stored violation still fails; {FRESH_OPTION} recomputes)"]
+          if stored is not None else []),
     ]
     return "\n".join(lines)
 
@@ -431,10 +446,23 @@ class Summary:
                 f"{row['verdict']:<12} eps >= {bound_text:<8} @ {row['confidence']:g}  "
                 f"{row['mechanism']}  ({row['nodeid']})"
             )
+            if row.get("stored"):
+                tr.write_line(f"  from the evidence store: run {row['stored']['run']} ({row['stored']['at']})")
             for problem in row.get("report_problems", ()):
                 tr.write_line(f"  {problem}")
+        for row in self.rows:  # an ignored store file, a failed write: one line each
+            for problem in row.get("store_problems", ()):
+                tr.write_line(problem)
         false_alarm = sum(1 - float(r.get("verdict_confidence") or r["confidence"]) for r in self.rows)
         tr.write_line(
             f"{len(self.rows)} audit(s); if every audited mechanism keeps its claim, the chance that any "
             f"was flagged is at most {false_alarm:.3g} (union bound over the per-audit levels)"
         )
+        stored = [r["stored"] for r in self.rows if r.get("stored")]
+        if self.settings.store_dir is not None:
+            runs = ", ".join(sorted({s["run"] for s in stored}))
+            tr.write_line(
+                f"evidence store {self.settings.store_dir}: {len(stored)} of {len(self.rows)} audit(s) read back"
+                + (f" (computed by run {runs})" if stored else "")
+                + f", {len(self.rows) - len(stored)} computed by this run {self.settings.run_id}"
+            )

@@ -188,6 +188,8 @@ def valid_values(param: click.Parameter, command: str, root: Path, mode: str,
         return st.just("1")
     if name in ("proof_timeout", "time_budget"):
         return st.sampled_from(["5", "30", "1.5"])
+    if name == "store":  # an evidence store: a folder (created when its parent exists)
+        return st.sampled_from([str(root / "store"), str(root / "out" / "é-ü-store")])
     if name == "checkpoint":  # its own file, removed after each run (a stale one is refused, rightly)
         return st.sampled_from([str(root / "ck" / name) for name in ("run.json", "é-ü.json")])
     if name == "output":
@@ -229,6 +231,9 @@ def malformed_values(param: click.Parameter, command: str, root: Path) -> st.Sea
         return st.sampled_from(["0", "-1", "nan", "inf", "", "x", "1e999"])
     if name == "checkpoint":
         return st.sampled_from(_paths(root, ".json")["bad"] + [str(root / "out"), str(root / "bad.json")])
+    if name == "store":
+        # "/" is a folder that accepts files when run as root: a valid store there, so not among the malformed
+        return st.sampled_from([p for p in _paths(root, "")["bad"] if p != "/"] + [str(root / "a-file.txt")])
     if name == "output":
         return st.sampled_from(_paths(root, ".json")["bad"] + [str(root / "out" / "x.pdf"), str(root / "out" / "x")])
     if name in ("a_json", "b_json", "data_json"):
