@@ -108,9 +108,11 @@ def _check_ran(request: _Request, data: Any, law: Law) -> None:
     """A sampler that raised on every path of an input was given a bad input (or is broken): said so."""
     if law.outcomes or not law.reasons:
         return
+    side = next((name for pair in request.pairs for name, x in zip("ab", pair) if x is data), None)
+    named = f"{side}={short_repr(data)}" if side else f"input {short_repr(data)}"
     for _, reason in law.reasons:
         if "the sampler raised" in reason:
-            raise MechanismError(f"target={request.name!r} on input {short_repr(data)} reached no output: {reason}")
+            raise MechanismError(f"target={request.name!r}: on {named} the sampler reached no output: {reason}")
 
 
 @dataclass(frozen=True)

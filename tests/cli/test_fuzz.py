@@ -188,6 +188,8 @@ def valid_values(param: click.Parameter, command: str, root: Path, mode: str,
         return st.just("1")
     if name in ("proof_timeout", "time_budget"):
         return st.sampled_from(["5", "30", "1.5"])
+    if name == "tolerance":  # certify's unexplored mass to stop at: in [0, 1)
+        return st.sampled_from(["1e-12", "0.5", "0"])
     if name == "store":  # an evidence store: a folder (created when its parent exists)
         return st.sampled_from([str(root / "store"), str(root / "out" / "é-ü-store")])
     if name == "checkpoint":  # its own file, removed after each run (a stale one is refused, rightly)
@@ -229,6 +231,8 @@ def malformed_values(param: click.Parameter, command: str, root: Path) -> st.Sea
         return st.sampled_from(["0", "-1", "", "x", "nan"])
     if name in ("proof_timeout", "time_budget"):
         return st.sampled_from(["0", "-1", "nan", "inf", "", "x", "1e999"])
+    if name == "tolerance":
+        return st.sampled_from(BAD_FLOATS + ["1", "1.5"])
     if name == "checkpoint":
         return st.sampled_from(_paths(root, ".json")["bad"] + [str(root / "out"), str(root / "bad.json")])
     if name == "store":
@@ -321,7 +325,11 @@ def command_lines(draw: Any, root: Path, single_malformed: bool = False) -> Line
         # ... and a pair: a plain function has no domain to search pairs in.
         chosen += [by_name[n] for n in ("epsilon", "a_json", "b_json") if by_name[n] not in chosen]
     if {p.name for p in chosen} & set(CLAIM_OPTIONS) and not bad & {*CLAIM_OPTIONS, "epsilon", "delta"}:
-        combo = draw(st.sampled_from(VALID_CLAIMS + (() if target.get("plain") else OWN_CLAIM_ONLY)))
+        claims = VALID_CLAIMS
+        if name == "certify":  # certify decides one (epsilon, delta) point: a whole curve alone is refused
+            claims = tuple(c for c in claims if "alpha" not in c and ({"epsilon", "delta"} & set(c) or "rho" not in c
+                                                                      and "mu" not in c))
+        combo = draw(st.sampled_from(claims + (() if target.get("plain") else OWN_CLAIM_ONLY)))
         chosen = [p for p in chosen if p.name not in (*CLAIM_OPTIONS, "epsilon", "delta")] + [by_name[n] for n in combo]
         target["claim"] = combo
         # A curve claim's audit works at delta = 1e-5.
