@@ -21,7 +21,7 @@ to workers, checkpoints, progress).
 
 from __future__ import annotations
 
-from .audit import SEARCH_ROWS, SEARCH_VALUES, audit, run_audit, search_budget
+from .audit import SEARCH_FLOOR, SEARCH_ROWS, SEARCH_VALUES, audit, run_audit, search_budget
 from .bounds import METHODS, delta_lower_bound, union_bound
 from .confidence import ConfidencePlan
 from .config import (
@@ -55,6 +55,7 @@ __all__ = [
     "DEFAULT_SAMPLES",
     "DEFAULT_VERDICT_CONFIDENCE",
     "METHODS",
+    "SEARCH_FLOOR",
     "SEARCH_ROWS",
     "SEARCH_VALUES",
     "START_HINT",

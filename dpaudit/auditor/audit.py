@@ -107,14 +107,16 @@ from .sequential import Schedule
 from .verification import Verification, verify
 
 __all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_VERDICT_CONFIDENCE", "MAX_SAMPLES", "MIN_SAMPLES",
-           "PDP_SHARE", "REACH_FRACTION", "SEARCH_EVENTS", "audit", "run_audit", "search_budget"]
+           "PDP_SHARE", "REACH_FRACTION", "SEARCH_EVENTS", "SEARCH_FLOOR", "audit", "run_audit", "search_budget"]
 
+SEARCH_FLOOR = 20_000
+"""The smallest search a default budget gets: min(N, SEARCH_FLOOR) samples per side (:func:`search_budget`)."""
 SEARCH_ROWS = (500_000, 2_000_000)
 SEARCH_VALUES = 20_000_000
 
 
 def search_budget(samples: int, width: int = 1) -> int:
-    """Search-stage samples per side: N/2, at least min(N, 20 000), at most the cap for rows of ``width``.
+    """Search-stage samples per side: N/2, at least min(N, ``SEARCH_FLOOR``), at most the cap for rows of ``width``.
 
     Weak flaws have witnesses of small mass (sparse vector Alg. 4: 0.9 %, log-ratio 0.175 at claim
     0.1; Alg. 3: 0.3 %, 0.2), which the search must tell apart from the noise of thousands of other
@@ -130,7 +132,7 @@ def search_budget(samples: int, width: int = 1) -> int:
     """
     low, high = SEARCH_ROWS
     cap = max(low, min(high, SEARCH_VALUES // max(1, width)))
-    return min(max(samples // 2, min(samples, 20_000)), cap)
+    return min(max(samples // 2, min(samples, SEARCH_FLOOR)), cap)
 
 
 def audit(
@@ -239,7 +241,8 @@ def prepare(config: AuditConfig) -> Setup:
     loaded = load_target(config.target)
     mechanism, relation = choose_relation(
         resolve(loaded, claim=config.claim, epsilon=config.epsilon, delta=config.delta,
-                randomness=config.randomness, d_in=config.d_in),
+                randomness=config.randomness, d_in=config.d_in,
+                named=f"target={config.target!r}" if isinstance(config.target, str) else None),
         is_plain_callable(loaded),
         pair=config.pair, neighbours=config.neighbours, data=config.data,
     )
@@ -527,18 +530,24 @@ def _assemble(config: AuditConfig, setup: Setup, session: _Session, draws: Draws
         checks=config.checks, method=setup.method, pairs_screened=len(setup.pairs),
         neighbours=Neighbours(**setup.relation.as_dict()),
         search_samples=searched.outcome.samples, stopping=_stopping(looks, checked, n), run=_run_info(session, draws),
-        notes=tuple(setup.notes) + _closing_notes(reported, looks, checked, n),
+        notes=tuple(setup.notes) + _closing_notes(reported, looks, checked, n, setup.curve_claim is not None),
         curve=curve, elapsed_s=elapsed_s, mechanism_s=draws.mechanism_s,
         vectorised=not hasattr(mechanism.sampler, "one_run"),
         reproducible=mechanism.reproducible, reproducibility=_reproducibility(mechanism, config.seed),
     )
 
 
-def _closing_notes(reported: _Reported, looks: Schedule, checked: Verification, n: int) -> tuple[str, ...]:
-    """The notes on the reported event's support and on where the sequential verification stopped."""
+def _closing_notes(reported: _Reported, looks: Schedule, checked: Verification, n: int,
+                   curve_decides: bool = False) -> tuple[str, ...]:
+    """The notes on the reported event's support and on where the sequential verification stopped.
+
+    Under a curve claim (``curve_decides``) the working point's futility stop is not said: it speaks of the point's
+    estimate, which does not decide, and would read as the verdict's reason beside the curve's."""
     notes = []
     if reported.support_mismatch:
         notes.append("support mismatch: epsilon = inf suspected; the bound is capped by the sample size")
+    if curve_decides and checked.reason == "futility":
+        return tuple(notes)
     if looks.planned > 1 or checked.look > looks.planned:
         of = (f"{looks.planned}" if checked.look <= looks.planned
               else f"{looks.planned} planned + {looks.looks - looks.planned} extension")

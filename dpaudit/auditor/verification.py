@@ -129,5 +129,14 @@ def verify(
     if extended:
         reason = f"{reason} after extending beyond the planned budget: the estimate lay above the claim, the verdict's bound did not"
     elif reason == "budget" and decided is not None:
-        reason = f"budget (violation decided at look {decided}; support mismatch, bound capped by the sample size)"
+        reason = _decided_at_budget(measured, decided, look)
     return Verification(measured, look, reason, level, verdict_level, plan.sizes[look - 1], decided)
+
+
+def _decided_at_budget(measured: list[Measured], decided: int, look: int) -> str:
+    """Why a stage that decided a violation ran to its last planned look: a support mismatch kept going (its bound
+    is capped by the sample size), else the violation was decided at that last look itself."""
+    top = max(measured, key=lambda m: m.verdict_bound)
+    if top.hits[1] == 0:
+        return f"budget (violation decided at look {decided}; support mismatch, bound capped by the sample size)"
+    return "violation" if decided == look else f"budget (violation decided at look {decided})"

@@ -18,6 +18,7 @@ from ..auditor import (
     DEFAULT_SAMPLES,
     DEFAULT_VERDICT_CONFIDENCE,
     METHODS,
+    SEARCH_FLOOR,
     SEARCH_ROWS,
     SEARCH_VALUES,
     AuditConfig,
@@ -172,9 +173,9 @@ def _print_result(result: Any, reproduction: str) -> None:
 @click.option("--samples", type=int, default=None,
               help=f"Verification samples per side (default {DEFAULT_SAMPLES:,}; up to 4x when the verdict is on the edge).")
 @click.option("--search-samples", type=int, default=None,
-              help=f"Search-stage samples per side (default: half of --samples, at least 20,000, capped at "
-                   f"{SEARCH_ROWS[1]:,} rows or {SEARCH_VALUES:,} numbers, whichever is fewer, never below "
-                   f"{SEARCH_ROWS[0]:,}).")
+              help=f"Search-stage samples per side (default: half of --samples, but at least {SEARCH_FLOOR:,} or all of "
+                   f"--samples when fewer; at most {SEARCH_ROWS[1]:,} rows or {SEARCH_VALUES:,} numbers per side, "
+                   f"whichever is fewer, and that cap is never below {SEARCH_ROWS[0]:,} rows).")
 @click.option("--seed", type=int, default=None, help="Seed that reproduces the audit (default: drawn and printed).")
 @click.option("--confidence", type=NUMBER, default=DEFAULT_CONFIDENCE, show_default=True,
               help="Confidence of the reported bound (the estimate).")
