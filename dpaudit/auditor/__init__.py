@@ -27,6 +27,8 @@ from .confidence import ConfidencePlan
 from .config import (
     DEFAULT_CONFIDENCE,
     DEFAULT_SAMPLES,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_TIME_LIMIT,
     DEFAULT_VERDICT_CONFIDENCE,
     AuditConfig,
 )
@@ -53,6 +55,8 @@ __all__ = [
     "DEFAULT_CHECKS",
     "DEFAULT_CONFIDENCE",
     "DEFAULT_SAMPLES",
+    "DEFAULT_CONNECT_TIMEOUT",
+    "DEFAULT_TIME_LIMIT",
     "DEFAULT_VERDICT_CONFIDENCE",
     "METHODS",
     "SEARCH_FLOOR",

@@ -15,6 +15,8 @@ from ..auditor import (
     CHECK_SWITCHES,
     DEFAULT_CHECKS,
     DEFAULT_CONFIDENCE,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_TIME_LIMIT,
     DEFAULT_SAMPLES,
     DEFAULT_VERDICT_CONFIDENCE,
     METHODS,
@@ -24,7 +26,7 @@ from ..auditor import (
     AuditConfig,
     run_audit,
 )
-from ..errors import MechanismError
+from ..errors import MechanismError, TimeLimitExceeded
 from ..mechanisms import RANDOMNESS
 from ._claims import claim_flags, claim_options, restated_claim
 from ._common import (
@@ -34,6 +36,7 @@ from ._common import (
     EXIT_VIOLATION,
     NUMBER,
     check_outputs,
+    options_hint,
     debug_option,
     echo_json,
     guarded,
@@ -111,7 +114,8 @@ def _configuration(target: str, given: dict[str, Any]) -> AuditConfig:
         executor=given["executor"], workers=given["workers"], checkpoint=given["checkpoint"],
         early_stopping=not given["no_early_stop"], progress=False if given["as_json"] else given["progress"],
         checks=checks, d_in=d_in, randomness=given["randomness"],
-        learned=not given["no_learned_events"], curve=given["with_curve"],
+        learned=not given["no_learned_events"], curve=given["with_curve"], time_limit=given["time_limit"],
+        connect_timeout=given["connect_timeout"],
     )
 
 
@@ -193,6 +197,12 @@ def _print_result(result: Any, reproduction: str) -> None:
     help="Where the sampling chunks run; the result does not depend on it.",
 )
 @click.option("--workers", type=int, default=None, help="Processes of the pool or local Dask cluster (default: all cores).")
+@click.option("--connect-timeout", type=NUMBER, default=DEFAULT_CONNECT_TIMEOUT, show_default=True, metavar="SECONDS",
+              help="Seconds to reach a dask://HOST:PORT scheduler; past them the audit stops with one line (exit 2).")
+@click.option("--time-limit", type=NUMBER, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
+              help="Seconds the audit may take (default: no limit).  At the limit it stops at its last complete look "
+                   "and reports what that look supports: the violation it decided, else underpowered (exit 3), the "
+                   "chunk in flight named by its data and seed; --checkpoint keeps the finished work to resume.")
 @click.option("--checkpoint", type=click.Path(dir_okay=False), default=None, help="Keep finished work in FILE; rerun to resume.")
 @click.option("--no-early-stop", is_flag=True, help="Verify the whole budget in one look (no sequential stopping).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when it is a terminal).")
@@ -226,6 +236,11 @@ def audit(target: str, **given: Any) -> None:
         result = run_audit(config)
     except MechanismError as exc:
         raise MechanismError(f"{exc}{inputs_note(config.pair, config.data)} (rerun with --seed {config.seed})") from exc
+    except TimeLimitExceeded as exc:  # no look was complete: no verdict, which is not bad input either
+        if given["debug"]:
+            raise
+        click.echo(f"dpaudit: underpowered: {options_hint(str(exc))}", err=True)
+        sys.exit(EXIT_UNKNOWN)
     if given["as_json"]:
         echo_json(result.as_dict())
     else:
