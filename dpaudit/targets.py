@@ -7,12 +7,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import re
 import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ._validation import check_nonnegative_finite, check_unit_interval
+from ._validation import check_nonnegative_finite, check_unit_interval, short_repr
 from .adapters import adapt, library_of
 from .claims import ApproxDP, Claim, PureDP, check_claim
 from .errors import InvalidArgument, UnknownMechanism
@@ -25,17 +26,22 @@ __all__ = ["check_plain_callable", "is_plain_callable", "load_attribute", "load_
 
 def target_name(target: Any) -> str:
     """``target`` as the user gave it, for a message: the text typed (``'mine.py:noisy_sum'``, a catalogue name),
-    a function's name, a Mechanism's name, else the object's class -- never a repr with a memory address."""
+    a function's name, a Mechanism's name, a value's short repr (``42``), else the object's class -- never a repr
+    with a memory address."""
     if isinstance(target, str):
         return repr(target)
     if isinstance(target, Mechanism):
         return f"<Mechanism {target.name!r}>"
     if isinstance(target, type):
         return f"<class {target.__qualname__}>"
-    name = getattr(target, "__qualname__", None)
+    name = getattr(target, "__name__", None)
     if callable(target) and isinstance(name, str):
         return name
-    return f"<{type(target).__qualname__} object>"
+    shown = short_repr(target)
+    return f"<{type(target).__qualname__} object>" if _ADDRESS.search(shown) else shown
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 def load_attribute(target: str) -> Any:

@@ -194,9 +194,10 @@ command line.  The messages are written once, in the API's words; the CLI says t
 # A keyword as a message names it: ``epsilon=-1.0 must be ...`` or ``give epsilon=`` (not part of a longer word, nor
 # a field in a repr such as ``ZeroConcentratedDP(rho=0.5)``).
 _KEYWORD = re.compile(r"(?<![\w.\-(])(" + "|".join(sorted(_KEYWORD_OPTIONS, key=len, reverse=True)) + r")=(?=(\S?))")
-# The target named as typed: ``target='mine.py:noisy_sum'`` is the TARGET argument, said as its text.
-# (An empty one keeps its keyword: ``''`` alone names nothing.)
-_TARGET = re.compile(r"(?<![\w.\-])(?:target|mechanism)=(?='[^'])")
+# The target named as typed: a message about it starts ``target='mine.py:noisy_sum'`` (the TARGET argument), said as
+# its text.  (An empty one keeps its keyword: ``''`` alone names nothing; elsewhere ``mechanism=`` may be a field, as
+# in a checkpoint's "mechanism='laplace' there".)
+_TARGET = re.compile(r"^(?:target|mechanism)=(?='[^'])")
 
 
 def options_hint(message: str) -> str:
