@@ -187,6 +187,10 @@ def valid_values(param: click.Parameter, command: str, root: Path, mode: str,
         return st.just("1")
     if name in ("proof_timeout", "time_budget"):
         return st.sampled_from(["5", "30", "1.5"])
+    if name == "time_limit":  # longer than any fuzzed audit: a limit that passes is tests/auditor/test_time_limit.py's
+        return st.sampled_from(["600", "3600.5"])
+    if name == "connect_timeout":  # no fuzzed executor connects to a scheduler
+        return st.sampled_from(["1", "5", "0.5"])
     if name == "checkpoint":  # its own file, removed after each run (a stale one is refused, rightly)
         return st.sampled_from([str(root / "ck" / name) for name in ("run.json", "é-ü.json")])
     if name == "output":
@@ -224,7 +228,7 @@ def malformed_values(param: click.Parameter, command: str, root: Path) -> st.Sea
         return st.sampled_from(["nope", "", "dask", "dask://", "dask://:x", "process-pool:3", "💥"])
     if name in ("workers", "jobs"):
         return st.sampled_from(["0", "-1", "", "x", "nan"])
-    if name in ("proof_timeout", "time_budget"):
+    if name in ("proof_timeout", "time_budget", "time_limit", "connect_timeout"):
         return st.sampled_from(["0", "-1", "nan", "inf", "", "x", "1e999"])
     if name == "checkpoint":
         return st.sampled_from(_paths(root, ".json")["bad"] + [str(root / "out"), str(root / "bad.json")])
