@@ -12,10 +12,12 @@ __all__ = [
     "DPAuditError",
     "DPAuditWarning",
     "DeclarationMismatchWarning",
+    "ExecutorUnavailable",
     "InvalidArgument",
     "InvalidDataset",
     "MechanismError",
     "NotNeighbouring",
+    "TimeLimitExceeded",
     "UnderpoweredWarning",
     "UnknownMechanism",
 ]
@@ -43,6 +45,16 @@ class UnknownMechanism(InvalidArgument, LookupError):
 
 class MechanismError(DPAuditError, RuntimeError):
     """A mechanism under test misbehaved: it raised, returned NaN, the wrong shape or type."""
+
+
+class ExecutorUnavailable(DPAuditError, ConnectionError):
+    """The executor asked for cannot run the audit's chunks (a scheduler that does not answer, a missing
+    optional dependency): a fault of where the audit runs, never a verdict."""
+
+
+class TimeLimitExceeded(DPAuditError, TimeoutError):
+    """An audit's ``time_limit`` passed before the verification's first look: no look supports any verdict.
+    (Once a look is complete the audit returns what its last complete look supports instead.)"""
 
 
 class DPAuditWarning(UserWarning):

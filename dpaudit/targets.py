@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import re
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -19,7 +20,28 @@ from .errors import InvalidArgument, UnknownMechanism
 from .mechanisms.base import Mechanism, check_run_signature
 from .mechanisms.registry import get, unknown_name
 
-__all__ = ["check_plain_callable", "is_plain_callable", "load_attribute", "load_target", "resolve", "restated_point", "stated_claim"]
+__all__ = ["check_plain_callable", "is_plain_callable", "load_attribute", "load_target", "resolve", "restated_point",
+           "stated_claim", "target_name"]
+
+
+def target_name(target: Any) -> str:
+    """``target`` as the user gave it, for a message: the text typed (``'mine.py:noisy_sum'``, a catalogue name),
+    a function's name, a Mechanism's name, a value's short repr (``42``), else the object's class -- never a repr
+    with a memory address."""
+    if isinstance(target, str):
+        return repr(target)
+    if isinstance(target, Mechanism):
+        return f"<Mechanism {target.name!r}>"
+    if isinstance(target, type):
+        return f"<class {target.__qualname__}>"
+    name = getattr(target, "__name__", None)
+    if callable(target) and isinstance(name, str):
+        return name
+    shown = short_repr(target)
+    return f"<{type(target).__qualname__} object>" if _ADDRESS.search(shown) else shown
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 def load_attribute(target: str) -> Any:
@@ -56,10 +78,10 @@ def load_attribute(target: str) -> Any:
     return value
 
 
-def _claim_for(epsilon: float | None, delta: float | None, what: str) -> Claim:
+def _claim_for(epsilon: float | None, delta: float | None, named: str) -> Claim:
+    """The point claim ``epsilon=`` / ``delta=`` state for a plain function (``named`` as the user named it)."""
     if epsilon is None:
-        raise InvalidArgument(f"target={what} is a plain callable, which carries no claim: epsilon is required, or "
-                              "claim= (on the command line --epsilon, or --claim/--rho/--mu/--alpha)")
+        raise InvalidArgument(f"{named} is a plain function, which carries no claim: give epsilon= (or claim=)")
     return ApproxDP(epsilon, delta) if delta else PureDP(epsilon)
 
 
@@ -152,6 +174,7 @@ def resolve(
     delta: float | None = None,
     randomness: str | None = None,
     d_in: Any = None,
+    named: str | None = None,
 ) -> Mechanism:
     """Turn ``target`` into a Mechanism.
 
@@ -163,7 +186,9 @@ def resolve(
     its own parameters (:mod:`dpaudit.adapters`); ``d_in`` is refused for anything else.
     ``claim`` (any claim object, :func:`stated_claim`) replaces whatever claim the target carries; an
     OpenDP measurement still needs ``d_in`` then, for its neighbour relation.
-    ``randomness`` applies to callables only (:meth:`Mechanism.from_callable`).
+    ``randomness`` applies to callables only (:meth:`Mechanism.from_callable`).  ``named`` is how the user named
+    the target, for messages (``"target='mine.py:f'"`` when ``target`` was loaded from that text; default: from
+    ``target`` itself, :func:`target_name`).
     """
     if epsilon is not None:
         epsilon = check_nonnegative_finite("epsilon", epsilon)
@@ -172,7 +197,7 @@ def resolve(
     stated = None if claim is None else stated_claim(claim, epsilon, delta)
     original = target
     target = load_target(target)
-    named = f"target={original!r}"
+    as_typed, named = named is not None, named or f"target={target_name(original)}"
     adapted = adapt(target, d_in=d_in) if stated is not None else adapt(target, epsilon=epsilon, delta=delta, d_in=d_in)
     if adapted is not None:
         if randomness is not None and randomness != adapted.randomness:
@@ -197,11 +222,11 @@ def resolve(
         return replace(target, claim=restated_point(target.claim, epsilon, delta))
     if callable(target):
         check_plain_callable(named, target)
-        own = stated if stated is not None else _claim_for(epsilon, delta, repr(target))
+        own = stated if stated is not None else _claim_for(epsilon, delta, named)
         return Mechanism.from_callable(target, claim=own, randomness=randomness)
-    if target is original:
+    if target is original and not as_typed:
         raise UnknownMechanism(
-            f"target={short_repr(target)} is not a Mechanism, a catalogue name, a callable, an OpenDP Measurement or a "
+            f"{named} is not a Mechanism, a catalogue name, a callable, an OpenDP Measurement or a "
             "diffprivlib mechanism"
         )
-    raise UnknownMechanism(f"{named} gave {short_repr(target)}, which is neither a Mechanism nor a callable")
+    raise UnknownMechanism(f"{named} gave {target_name(target)}, which is neither a Mechanism nor a callable")

@@ -21,12 +21,14 @@ to workers, checkpoints, progress).
 
 from __future__ import annotations
 
-from .audit import SEARCH_ROWS, SEARCH_VALUES, audit, run_audit, search_budget
+from .audit import SEARCH_FLOOR, SEARCH_ROWS, SEARCH_VALUES, audit, run_audit, search_budget
 from .bounds import METHODS, delta_lower_bound, union_bound
 from .confidence import ConfidencePlan
 from .config import (
     DEFAULT_CONFIDENCE,
     DEFAULT_SAMPLES,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_TIME_LIMIT,
     DEFAULT_VERDICT_CONFIDENCE,
     AuditConfig,
 )
@@ -53,8 +55,11 @@ __all__ = [
     "DEFAULT_CHECKS",
     "DEFAULT_CONFIDENCE",
     "DEFAULT_SAMPLES",
+    "DEFAULT_CONNECT_TIMEOUT",
+    "DEFAULT_TIME_LIMIT",
     "DEFAULT_VERDICT_CONFIDENCE",
     "METHODS",
+    "SEARCH_FLOOR",
     "SEARCH_ROWS",
     "SEARCH_VALUES",
     "START_HINT",

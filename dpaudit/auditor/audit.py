@@ -67,12 +67,14 @@ import numpy as np
 
 from .._codec import from_json, to_json
 from ..claims import Claim
-from ..errors import InvalidArgument, MechanismError
+from ..errors import InvalidArgument, MechanismError, TimeLimitExceeded
 from ..mechanisms.base import Mechanism
 from ..targets import is_plain_callable, load_target, resolve
 from . import bounds
 from .config import (
     DEFAULT_CONFIDENCE,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_TIME_LIMIT,
     DEFAULT_SAMPLES,
     DEFAULT_VERDICT_CONFIDENCE,
     MAX_SAMPLES,
@@ -98,7 +100,7 @@ from .run.checkpoint import Checkpoint
 from .run.executors import InProcess, Threads, make_executor, ship
 from .run.observed import observed, with_side_channels
 from .run.progress import Progress
-from .run.sampling import Draws
+from .run.sampling import Deadline, Draws, TimeLimitReached
 from .run.shipping import leave_if_rerun_by_worker
 from .scopes import implementation_only, with_both_scopes
 from .screening import SearchOutcome, outcome_from_record, search_record, search_stage
@@ -107,14 +109,16 @@ from .sequential import Schedule
 from .verification import Verification, verify
 
 __all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_VERDICT_CONFIDENCE", "MAX_SAMPLES", "MIN_SAMPLES",
-           "PDP_SHARE", "REACH_FRACTION", "SEARCH_EVENTS", "audit", "run_audit", "search_budget"]
+           "PDP_SHARE", "REACH_FRACTION", "SEARCH_EVENTS", "SEARCH_FLOOR", "audit", "run_audit", "search_budget"]
 
+SEARCH_FLOOR = 20_000
+"""The smallest search a default budget gets: min(N, SEARCH_FLOOR) samples per side (:func:`search_budget`)."""
 SEARCH_ROWS = (500_000, 2_000_000)
 SEARCH_VALUES = 20_000_000
 
 
 def search_budget(samples: int, width: int = 1) -> int:
-    """Search-stage samples per side: N/2, at least min(N, 20 000), at most the cap for rows of ``width``.
+    """Search-stage samples per side: N/2, at least min(N, ``SEARCH_FLOOR``), at most the cap for rows of ``width``.
 
     Weak flaws have witnesses of small mass (sparse vector Alg. 4: 0.9 %, log-ratio 0.175 at claim
     0.1; Alg. 3: 0.3 %, 0.2), which the search must tell apart from the noise of thousands of other
@@ -130,7 +134,7 @@ def search_budget(samples: int, width: int = 1) -> int:
     """
     low, high = SEARCH_ROWS
     cap = max(low, min(high, SEARCH_VALUES // max(1, width)))
-    return min(max(samples // 2, min(samples, 20_000)), cap)
+    return min(max(samples // 2, min(samples, SEARCH_FLOOR)), cap)
 
 
 def audit(
@@ -159,6 +163,8 @@ def audit(
     randomness: str | None = None,
     learned: bool = True,
     curve: bool = False,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
 ) -> AuditResult:
     """Lower-bound, with confidence ``confidence``, the epsilon that ``target`` realises; decide at ``verdict_confidence``.
 
@@ -179,24 +185,33 @@ def run_audit(config: AuditConfig) -> AuditResult:
     """The audit's stages, top to bottom: inputs, search, probabilistic-DP test, verification, curve, decision."""
     leave_if_rerun_by_worker()
     started = time.perf_counter()
+    deadline = None if config.time_limit is None else Deadline(config.time_limit, time.monotonic())
     setup = prepare(config)
-    with _session(config, setup) as session:
-        draws = session.first_draw()
-        searched = search(config, setup, session, draws)
-        pair = setup.pairs[searched.outcome.pair_index]
-        certified = None
-        if setup.plan.probabilistic:
-            alphas, verdict_alphas = setup.plan.pdp_alphas()
-            certified, why = bad_set_test(draws, pair, session.n_search, config.samples, setup.claim, alphas,
-                                          verdict_alphas)
-            setup.notes.extend([why] if why else [])
+    with _session(config, setup, deadline) as session:
+        try:
+            draws = session.first_draw()
+            searched = search(config, setup, session, draws)
+            pair = setup.pairs[searched.outcome.pair_index]
+            certified = None
+            if setup.plan.probabilistic:
+                alphas, verdict_alphas = setup.plan.pdp_alphas()
+                certified, why = bad_set_test(draws, pair, session.n_search, config.samples, setup.claim, alphas,
+                                              verdict_alphas)
+                setup.notes.extend([why] if why else [])
+        except TimeLimitReached as stopped:
+            raise TimeLimitExceeded(_before_any_look(stopped, session.store)) from None
         looks = setup.plan.verification(pdp_ran=certified is not None)
         checked = verify(draws, searched.chosen, pair, looks, method=setup.method, epsilon=setup.claim.epsilon,
                          delta=float(setup.claim.delta), on_look=session.bar.bound)
         empirical = None
-        if setup.curve:
-            empirical = curve_stage(draws, pair, config.samples, session.n_search, searched.chosen,
-                                    config.confidence, config.verdict_confidence)
+        if setup.curve and draws.expired is None:
+            try:
+                empirical = curve_stage(draws, pair, config.samples, session.n_search, searched.chosen,
+                                        config.confidence, config.verdict_confidence)
+            except TimeLimitReached as stopped:
+                setup.notes.append(f"empirical curve not measured: {stopped.describe()}")
+        elif setup.curve:
+            setup.notes.append("empirical curve not measured: the time limit passed during the verification")
     findings = _findings(config, setup, searched, session, checked, draws, certified)
     records = _records(checked, config.confidence)
     reported = _reported(records, checked, setup.claim, pair, draws, certified)
@@ -205,11 +220,32 @@ def run_audit(config: AuditConfig) -> AuditResult:
     evidence = Evidence(setup.claim, reported.bound, reported.verdict_bound, config.confidence,
                         config.verdict_confidence, reach, config.samples, reported.event, findings, records,
                         tuple(searched.implementation(m.scored) for m in checked.measured), config.checks,
-                        certified, reported.pdp)
+                        certified, reported.pdp, _timed_out(checked, looks, session.store, empirical, setup))
     decision = decide(evidence, setup.curve_claim, empirical)
     result = _assemble(config, setup, session, draws, searched, looks, checked, reported, evidence, decision,
                        empirical, time.perf_counter() - started)
     return readable(result) if setup.channels else result
+
+
+def _before_any_look(stopped: TimeLimitReached, store: Checkpoint | None) -> str:
+    """The one line of a time limit passed before the verification's first look: no look, no verdict."""
+    kept = f"; the checkpoint {str(store.path)!r} keeps the work finished" if store is not None else ""
+    return (f"{stopped.describe()}, before the verification's first look (the search stage): no look supports a "
+            f"verdict; raise time_limit= or lower search_samples={kept}")
+
+
+def _timed_out(checked: Verification, looks: Schedule, store: Checkpoint | None, empirical: EmpiricalCurve | None,
+               setup: Setup) -> str | None:
+    """Why the time limit left the verdict without the looks it needed (:class:`.decision.Evidence`), or None."""
+    why = checked.timed_out
+    if why is None and setup.curve_claim is not None and empirical is None:
+        why = "the time limit passed before the empirical curve, which decides a curve claim, was measured"
+    if why is None:
+        return None
+    done = (f"the last complete look was look {checked.look} of {looks.planned} ({checked.samples_used} samples per "
+            "side)" if checked.look else "no look was complete")
+    kept = f"; the checkpoint {str(store.path)!r} keeps the finished chunks" if store is not None else ""
+    return f"{why}; {done}{kept}"
 
 
 @dataclass
@@ -239,7 +275,8 @@ def prepare(config: AuditConfig) -> Setup:
     loaded = load_target(config.target)
     mechanism, relation = choose_relation(
         resolve(loaded, claim=config.claim, epsilon=config.epsilon, delta=config.delta,
-                randomness=config.randomness, d_in=config.d_in),
+                randomness=config.randomness, d_in=config.d_in,
+                named=f"target={config.target!r}" if isinstance(config.target, str) else None),
         is_plain_callable(loaded),
         pair=config.pair, neighbours=config.neighbours, data=config.data,
     )
@@ -282,10 +319,13 @@ class _Session:
     store: Checkpoint | None
     bar: Progress
     n_search: int
+    deadline: Deadline | None = None
+    draws: Draws | None = None
 
     def first_draw(self) -> Draws:
         """The audit's :class:`Draws`, probed on the first pair; the search budget fitted to the output's width."""
-        draws = _draws(self.setup, self.ref, self.runner, self.config, self.store, self.bar)
+        draws = self.draws = _draws(self.setup, self.ref, self.runner, self.config, self.store, self.bar,
+                                    self.deadline)
         if self.config.search_samples is None:
             fitted = search_budget(self.config.samples, draws.width)
             if fitted != self.n_search:  # wide rows: a smaller search
@@ -295,21 +335,25 @@ class _Session:
 
 
 @contextmanager
-def _session(config: AuditConfig, setup: Setup) -> Iterator[_Session]:
-    """Open the executor, the checkpoint and the progress bar; close the bar and an executor made here."""
+def _session(config: AuditConfig, setup: Setup, deadline: Deadline | None = None) -> Iterator[_Session]:
+    """Open the executor, the checkpoint and the progress bar; close the bar and an executor made here (abandoning
+    the chunks still running once the time limit has passed)."""
     n_search = search_budget(config.samples) if config.search_samples is None else config.search_samples
     store = None if config.checkpoint is None else Checkpoint(config.checkpoint, _fingerprint(config, setup, n_search))
-    runner = make_executor(config.executor, config.workers)
+    runner = make_executor(config.executor, config.workers, connect_timeout=config.connect_timeout)
     ref, ship_note = (None, None) if isinstance(runner, (InProcess, Threads)) else ship(setup.as_given, config.target)
     if ref is not None and setup.channels:
         ref = replace(ref, side_channels=setup.channels)
     bar = Progress(_rows(config, setup, n_search), setup.mechanism.name, config.progress)
+    session = _Session(config, setup, runner, ref, ship_note, store, bar, n_search, deadline)
     try:
-        yield _Session(config, setup, runner, ref, ship_note, store, bar, n_search)
+        yield session
     finally:
         bar.close()
         if runner is not config.executor:
-            runner.close()
+            expired = session.draws is not None and session.draws.expired is not None
+            abandon = getattr(runner, "abandon", None) if expired else None
+            (abandon or runner.close)()
 
 
 def _rows(config: AuditConfig, setup: Setup, n_search: int) -> int:
@@ -347,11 +391,13 @@ def _fingerprint(config: AuditConfig, setup: Setup, n_search: int) -> dict[str, 
     return fingerprint
 
 
-def _draws(setup: Setup, ref: Any, runner: Any, config: AuditConfig, store: Checkpoint | None, bar: Progress) -> Draws:
+def _draws(setup: Setup, ref: Any, runner: Any, config: AuditConfig, store: Checkpoint | None, bar: Progress,
+           deadline: Deadline | None = None) -> Draws:
     """The audit's :class:`Draws`; a plain function that fails on the default first input is told what to give."""
     mechanism, relation, probe = setup.mechanism, setup.relation, setup.pairs[0][0]
     try:
-        return Draws(mechanism, ref, runner, config.seed, probe, checkpoint=store, progress=bar.advance)
+        return Draws(mechanism, ref, runner, config.seed, probe, checkpoint=store, progress=bar.advance,
+                     deadline=deadline)
     except MechanismError as exc:
         if relation.source == "given":  # the inputs came from a relation the caller chose: say so
             raise MechanismError(f"{exc}, on inputs under neighbours={relation.relation} given to the audit") from exc
@@ -505,7 +551,8 @@ def _reported(records: tuple[VerifiedEvent, ...], checked: Verification, claim: 
         support_mismatch = kb == 0 and ka > 0
     delta_lb = None
     if claim.states_delta:
-        delta_lb = float(bounds.delta_lower_bound(ka, na, kb, nb, claim.epsilon, checked.level)) if records else 0.0
+        delta_lb = (float(bounds.delta_lower_bound(ka, na, kb, nb, claim.epsilon, checked.level))
+                    if records and checked.look else 0.0)
         delta_lb = certified.mass_lower_bound if pdp else delta_lb
     return _Reported(max(raw_bound, 0.0), max(raw_verdict, 0.0), (int(ka), int(kb)), (int(na), int(nb)), event, spec,
                      reported_pair, support_mismatch, delta_lb, pdp)
@@ -527,18 +574,24 @@ def _assemble(config: AuditConfig, setup: Setup, session: _Session, draws: Draws
         checks=config.checks, method=setup.method, pairs_screened=len(setup.pairs),
         neighbours=Neighbours(**setup.relation.as_dict()),
         search_samples=searched.outcome.samples, stopping=_stopping(looks, checked, n), run=_run_info(session, draws),
-        notes=tuple(setup.notes) + _closing_notes(reported, looks, checked, n),
+        notes=tuple(setup.notes) + _closing_notes(reported, looks, checked, n, setup.curve_claim is not None),
         curve=curve, elapsed_s=elapsed_s, mechanism_s=draws.mechanism_s,
         vectorised=not hasattr(mechanism.sampler, "one_run"),
         reproducible=mechanism.reproducible, reproducibility=_reproducibility(mechanism, config.seed),
     )
 
 
-def _closing_notes(reported: _Reported, looks: Schedule, checked: Verification, n: int) -> tuple[str, ...]:
-    """The notes on the reported event's support and on where the sequential verification stopped."""
+def _closing_notes(reported: _Reported, looks: Schedule, checked: Verification, n: int,
+                   curve_decides: bool = False) -> tuple[str, ...]:
+    """The notes on the reported event's support and on where the sequential verification stopped.
+
+    Under a curve claim (``curve_decides``) the working point's futility stop is not said: it speaks of the point's
+    estimate, which does not decide, and would read as the verdict's reason beside the curve's."""
     notes = []
     if reported.support_mismatch:
         notes.append("support mismatch: epsilon = inf suspected; the bound is capped by the sample size")
+    if curve_decides and checked.reason == "futility":
+        return tuple(notes)
     if looks.planned > 1 or checked.look > looks.planned:
         of = (f"{looks.planned}" if checked.look <= looks.planned
               else f"{looks.planned} planned + {looks.looks - looks.planned} extension")

@@ -18,6 +18,7 @@ from .._validation import (
     check_nonnegative_finite,
     check_nonnegative_int,
     check_one_of,
+    check_positive_finite,
     check_positive_int,
     check_probability_open,
     check_unit_interval,
@@ -31,8 +32,8 @@ from .bounds import METHODS
 from .events.leaks.events import DEFAULT_CHECKS, check_names
 from .run.sampling import fresh_seed
 
-__all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_VERDICT_CONFIDENCE", "MAX_SAMPLES", "MIN_SAMPLES",
-           "SEARCH_EVENTS", "AuditConfig"]
+__all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_CONNECT_TIMEOUT", "DEFAULT_SAMPLES", "DEFAULT_TIME_LIMIT",
+           "DEFAULT_VERDICT_CONFIDENCE", "MAX_SAMPLES", "MIN_SAMPLES", "SEARCH_EVENTS", "AuditConfig"]
 
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_VERDICT_CONFIDENCE = 0.999
@@ -43,6 +44,10 @@ MIN_SAMPLES = 100
 MAX_SAMPLES = 10**15
 SEARCH_EVENTS = 10_000
 """The events the search scores per pair (the Bonferroni divisor of its score, :mod:`.confidence`)."""
+DEFAULT_TIME_LIMIT = None
+"""No time limit: an audit runs until its looks decide (``time_limit``)."""
+DEFAULT_CONNECT_TIMEOUT = 5.0
+"""Seconds to reach a Dask scheduler (``dask://HOST:PORT``) before the audit stops with one line (``connect_timeout``)."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +147,16 @@ class AuditConfig:
     learned : bool
         On vector outputs, add the learned events of :mod:`.events.learned` to the search: a logistic
         regression trained on a quarter of the search samples, its score thresholded on the rest.
+    time_limit : float, optional
+        Seconds the audit may take (default ``DEFAULT_TIME_LIMIT``: none).  At the limit the verification stops at
+        its last complete look and the result says what that look supports: the violation it decided, else
+        ``underpowered`` (never a pass the look did not reach), the stop reason naming the chunk in flight -- its
+        data and seed, where a call that hangs hangs.  Finished chunks stay in the ``checkpoint``, so the same
+        audit rerun resumes.  A limit passed before the first look (in the search stage) raises
+        :class:`~dpaudit.errors.TimeLimitExceeded` saying so.  A chunk still running is abandoned, not waited for.
+    connect_timeout : float
+        Seconds to reach the scheduler of ``executor="dask://HOST:PORT"`` (default ``DEFAULT_CONNECT_TIMEOUT``);
+        past them :class:`~dpaudit.errors.ExecutorUnavailable` names the address.
     curve : bool
         Also bound the whole privacy curve delta(epsilon) of the verified pair from below, simultaneously
         over the curve, with lower bounds on mu (Gaussian DP) and rho (zCDP) derived from it
@@ -173,6 +188,8 @@ class AuditConfig:
     randomness: str | None = None
     learned: bool = True
     curve: bool = False
+    time_limit: float | None = DEFAULT_TIME_LIMIT
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
 
     @classmethod
     def build(cls, target: Any, **options: Any) -> AuditConfig:
@@ -232,6 +249,9 @@ def _checked(given: dict[str, Any]) -> dict[str, Any]:
     if given["checkpoint"] is not None:
         values["checkpoint"] = check_output_file("checkpoint", given["checkpoint"])
     check_one_of("method", given["method"], METHODS)
+    if given["time_limit"] is not None:
+        values["time_limit"] = check_positive_finite("time_limit", given["time_limit"])
+    values["connect_timeout"] = check_positive_finite("connect_timeout", given["connect_timeout"])
     return values
 
 

@@ -4,7 +4,9 @@ The rules, in the order they are applied (a later one may only turn a non-violat
 violation, or, for a curve claim, replace the point's verdict by the curve's):
 
 1. **bound** -- the verified bound at the verdict's level exceeds the claimed epsilon (at the claimed
-   delta): *violation*.  Else *underpowered* when even a perfect witness of a mechanism exactly at
+   delta): *violation* (its bound holds at whatever look the audit stopped).  Else *underpowered* when the
+   time limit stopped the audit before its planned looks (or, for a curve claim, its curve) were done, or when even
+   a perfect witness of a mechanism exactly at
    its claim would certify less than ``REACH_FRACTION`` x epsilon at that level (:func:`.bounds.reach`:
    never a silent pass), else *pass*.  An estimate above the claim whose verdict-level bound is not
    is said to be "not significant".
@@ -48,7 +50,8 @@ class Evidence:
     ``verdict_confidence``; ``reach`` the perfect witness's bound at the planned budget; ``event`` the
     reported event's text; ``records`` and ``implementation`` the verified candidates and whether each
     is an implementation event; ``certified`` the probabilistic-DP test (or None) and ``pdp_reported``
-    whether its bound is the one reported.
+    whether its bound is the one reported; ``timed_out`` why the time limit stopped the audit before the looks a
+    pass needs (None when it did not).
     """
 
     claim: Claim
@@ -65,6 +68,7 @@ class Evidence:
     checks: tuple[str, ...]
     certified: Any = None
     pdp_reported: bool = False
+    timed_out: str | None = None
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,12 @@ def _bound_rule(e: Evidence) -> tuple[Verdict, str]:
             f"{epsilon:g}: the excess {e.bound - epsilon:.2g} is within the interval's width "
             f"({e.bound - e.verdict_bound:.2g} between the two levels), where a mechanism exactly at its claim lands "
             f"in up to {1 - e.confidence:.2g} of audits; more samples would settle it"
+        )
+    if e.timed_out is not None:  # the looks a pass is judged on (``reach`` at the planned budget) never happened
+        return Verdict.UNDERPOWERED, (
+            f"no violation found before the time limit ({e.timed_out}): the looks that were complete support no "
+            f"verdict, only the bound {e.verdict_bound:.4g} at the verdict's confidence {e.verdict_confidence:g}; "
+            f"give it more time, or rerun with the same checkpoint to resume{marginal}"
         )
     if e.reach < REACH_FRACTION * epsilon:
         return Verdict.UNDERPOWERED, (

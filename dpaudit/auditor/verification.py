@@ -18,7 +18,7 @@ from typing import Any
 
 from . import bounds
 from .events.family import Scored
-from .run.sampling import Draws, generator
+from .run.sampling import Draws, TimeLimitReached, generator
 from .sequential import Schedule, sequential_p_value, upper_bound
 
 __all__ = ["Measured", "Verification", "verify"]
@@ -48,6 +48,8 @@ class Verification:
 
     ``look`` and ``decided_at`` are 1-based (``decided_at`` is None unless the verdict's bound
     exceeded the claim); ``level`` and ``verdict_level`` are the per-candidate levels of the last look.
+    ``timed_out`` says why the stage stopped before its planned looks were done (the time limit, with the chunk
+    in flight), else None; ``look`` is then the last complete look (0: none).
     """
 
     measured: list[Measured]
@@ -57,6 +59,7 @@ class Verification:
     verdict_level: float
     samples_used: int
     decided_at: int | None
+    timed_out: str | None = None
 
 
 def verify(
@@ -85,9 +88,12 @@ def verify(
         sizes = generator(draws.seed, (1, 0, j)).poisson(increment, size=2)
         size_a, size_b = size_a + int(sizes[0]), size_b + int(sizes[1])
         if chosen:
-            hits_a, hits_b = draws.counts_many(
-                [((1, 1, j, 0), a, int(sizes[0])), ((1, 1, j, 1), b, int(sizes[1]))], events
-            )
+            try:
+                hits_a, hits_b = draws.counts_many(
+                    [((1, 1, j, 0), a, int(sizes[0])), ((1, 1, j, 1), b, int(sizes[1]))], events
+                )
+            except TimeLimitReached as stopped:  # the counts and bounds stay those of the last complete look
+                return _timed_out(measured, plan, j, decided, stopped, (level, verdict_level))
             cumulative_a = [c + h for c, h in zip(cumulative_a, hits_a)]
             cumulative_b = [c + h for c, h in zip(cumulative_b, hits_b)]
         mean = plan.sizes[j]
@@ -129,5 +135,32 @@ def verify(
     if extended:
         reason = f"{reason} after extending beyond the planned budget: the estimate lay above the claim, the verdict's bound did not"
     elif reason == "budget" and decided is not None:
-        reason = f"budget (violation decided at look {decided}; support mismatch, bound capped by the sample size)"
+        reason = _decided_at_budget(measured, decided, look)
     return Verification(measured, look, reason, level, verdict_level, plan.sizes[look - 1], decided)
+
+
+def _decided_at_budget(measured: list[Measured], decided: int, look: int) -> str:
+    """Why a stage that decided a violation ran to its last planned look: a support mismatch kept going (its bound
+    is capped by the sample size), else the violation was decided at that last look itself."""
+    top = max(measured, key=lambda m: m.verdict_bound)
+    if top.hits[1] == 0:
+        return f"budget (violation decided at look {decided}; support mismatch, bound capped by the sample size)"
+    return "violation" if decided == look else f"budget (violation decided at look {decided})"
+
+
+def _timed_out(measured: list[Measured], plan: Schedule, j: int, decided: int | None, stopped: TimeLimitReached,
+               levels: tuple[float, float]) -> Verification:
+    """The stage stopped by the time limit during look j + 1: what its last complete look (j; 0 for none) holds.
+
+    Every bound is a running maximum at its look's own alpha, valid however the stage stops (:mod:`.sequential`),
+    so a violation decided by look j stands; nothing else is decided before the planned looks are done
+    (the decision says underpowered, :mod:`.decision`).
+    """
+    why = f"{stopped.describe()}, during look {j + 1}"
+    if j < plan.planned:
+        reason = f"time limit: {why}; stopped at look {j}, the last complete one" if j else f"time limit: {why}"
+    else:  # the planned looks are done: an extension look was cut short, the planned budget's answer stands
+        reason = f"time limit during an extension look ({why}): the planned looks' answer stands"
+    timed_out = why if j < plan.planned else None
+    used = plan.sizes[j - 1] if j else 0
+    return Verification(measured, j, reason, *levels, used, decided, timed_out)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import json
+import re
+import shlex
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -178,17 +180,46 @@ def parse_pair(a: str | None, b: str | None) -> tuple[Any, Any] | None:
 
 _ARGUMENT_OPTIONS = {"pair=": "--a/--b", "data=": "--data", "neighbours=": "--neighbours"}
 
+_KEYWORD_OPTIONS = {
+    "epsilon": "--epsilon", "delta": "--delta", "claim": "--claim/--rho/--mu/--alpha", "rho": "--rho", "mu": "--mu",
+    "alpha": "--alpha", "samples": "--samples",
+    "search_samples": "--search-samples", "seed": "--seed", "confidence": "--confidence",
+    "verdict_confidence": "--verdict-confidence", "method": "--method", "executor": "--executor",
+    "workers": "--workers", "checkpoint": "--checkpoint", "d_in": "--d-in", "time_limit": "--time-limit",
+    "connect_timeout": "--connect-timeout", "time_budget": "--time-budget",
+}
+"""The keywords of the Python API (how dpaudit's messages name an argument) and the options that give them on the
+command line.  The messages are written once, in the API's words; the CLI says them in its own (:func:`options_hint`)."""
+
+# A keyword as a message names it: ``epsilon=-1.0 must be ...`` or ``give epsilon=`` (not part of a longer word, nor
+# a field in a repr such as ``ZeroConcentratedDP(rho=0.5)``).
+_KEYWORD = re.compile(r"(?<![\w.\-(])(" + "|".join(sorted(_KEYWORD_OPTIONS, key=len, reverse=True)) + r")=(?=(\S?))")
+# The target named as typed: a message about it starts ``target='mine.py:noisy_sum'`` (the TARGET argument), said as
+# its text.  (An empty one keeps its keyword: ``''`` alone names nothing; elsewhere ``mechanism=`` may be a field, as
+# in a checkpoint's "mechanism='laplace' there".)
+_TARGET = re.compile(r"^(?:target|mechanism)=(?='[^'])")
+
 
 def options_hint(message: str) -> str:
-    """``message`` with the Python arguments it names (``pair=``, ``data=``, the start hint) said as the
-    options that give them on the command line (:func:`guarded` applies it to every error)."""
+    """``message`` in the command line's words: the Python keywords it names said as the options that give them
+    (``epsilon=-1`` as ``--epsilon=-1``, ``pair=`` as ``--a/--b``, the start hint), and the target by the text typed
+    for it (``'mine.py:noisy_sum'``, not ``target='mine.py:noisy_sum'``).  :func:`guarded` applies it to every error."""
     from ..auditor import START_HINT
 
     text = message.replace(START_HINT, "give --a JSON --b JSON or --data JSON")
     for argument, option in _ARGUMENT_OPTIONS.items():
         if text.startswith(argument):
             return f"{option}: {text}"
-    return text
+    text = _TARGET.sub("", text)
+    return _KEYWORD.sub(lambda m: _KEYWORD_OPTIONS[m.group(1)] + ("=" if m.group(2) and m.group(2) not in ",;)" else ""),
+                        text)
+
+
+def audit_command(target: str, epsilon: float | None, delta: float | None) -> str:
+    """The ``dpaudit audit`` command line that samples ``target`` at the claim given (for a message that points to it)."""
+    claim = f"--epsilon {epsilon!r}" if epsilon is not None else "--epsilon EPSILON"
+    claim += f" --delta {delta!r}" if delta is not None else ""
+    return f"dpaudit audit {shlex.quote(target)} {claim} --a JSON --b JSON"
 
 
 def inputs_note(pair: Any, data: Any) -> str:

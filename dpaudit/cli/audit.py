@@ -15,15 +15,18 @@ from ..auditor import (
     CHECK_SWITCHES,
     DEFAULT_CHECKS,
     DEFAULT_CONFIDENCE,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_TIME_LIMIT,
     DEFAULT_SAMPLES,
     DEFAULT_VERDICT_CONFIDENCE,
     METHODS,
+    SEARCH_FLOOR,
     SEARCH_ROWS,
     SEARCH_VALUES,
     AuditConfig,
     run_audit,
 )
-from ..errors import MechanismError
+from ..errors import MechanismError, TimeLimitExceeded
 from ..evidence import Evidence, EvidenceStore, RunStamp, recall_audit
 from ..mechanisms import RANDOMNESS
 from ..reports import CERTIFY_TIME_LIMIT, certify_audited
@@ -35,6 +38,7 @@ from ._common import (
     EXIT_VIOLATION,
     NUMBER,
     check_outputs,
+    options_hint,
     debug_option,
     echo_json,
     guarded,
@@ -112,7 +116,8 @@ def _configuration(target: str, given: dict[str, Any]) -> AuditConfig:
         executor=given["executor"], workers=given["workers"], checkpoint=given["checkpoint"],
         early_stopping=not given["no_early_stop"], progress=False if given["as_json"] else given["progress"],
         checks=checks, d_in=d_in, randomness=given["randomness"],
-        learned=not given["no_learned_events"], curve=given["with_curve"],
+        learned=not given["no_learned_events"], curve=given["with_curve"], time_limit=given["time_limit"],
+        connect_timeout=given["connect_timeout"],
     )
 
 
@@ -190,9 +195,9 @@ def _bracket_lines(result: Any, certificate: Any, why: str) -> list[str]:
 @click.option("--samples", type=int, default=None,
               help=f"Verification samples per side (default {DEFAULT_SAMPLES:,}; up to 4x when the verdict is on the edge).")
 @click.option("--search-samples", type=int, default=None,
-              help=f"Search-stage samples per side (default: half of --samples, at least 20,000, capped at "
-                   f"{SEARCH_ROWS[1]:,} rows or {SEARCH_VALUES:,} numbers, whichever is fewer, never below "
-                   f"{SEARCH_ROWS[0]:,}).")
+              help=f"Search-stage samples per side (default: half of --samples, but at least {SEARCH_FLOOR:,} or all of "
+                   f"--samples when fewer; at most {SEARCH_ROWS[1]:,} rows or {SEARCH_VALUES:,} numbers per side, "
+                   f"whichever is fewer, and that cap is never below {SEARCH_ROWS[0]:,} rows).")
 @click.option("--seed", type=int, default=None, help="Seed that reproduces the audit (default: drawn and printed).")
 @click.option("--confidence", type=NUMBER, default=DEFAULT_CONFIDENCE, show_default=True,
               help="Confidence of the reported bound (the estimate).")
@@ -210,6 +215,12 @@ def _bracket_lines(result: Any, certificate: Any, why: str) -> list[str]:
     help="Where the sampling chunks run; the result does not depend on it.",
 )
 @click.option("--workers", type=int, default=None, help="Processes of the pool or local Dask cluster (default: all cores).")
+@click.option("--connect-timeout", type=NUMBER, default=DEFAULT_CONNECT_TIMEOUT, show_default=True, metavar="SECONDS",
+              help="Seconds to reach a dask://HOST:PORT scheduler; past them the audit stops with one line (exit 2).")
+@click.option("--time-limit", type=NUMBER, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
+              help="Seconds the audit may take (default: no limit).  At the limit it stops at its last complete look "
+                   "and reports what that look supports: the violation it decided, else underpowered (exit 3), the "
+                   "chunk in flight named by its data and seed; --checkpoint keeps the finished work to resume.")
 @click.option("--checkpoint", type=click.Path(dir_okay=False), default=None, help="Keep finished work in FILE; rerun to resume.")
 @click.option("--no-early-stop", is_flag=True, help="Verify the whole budget in one look (no sequential stopping).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr (default: when it is a terminal).")
@@ -250,6 +261,11 @@ def audit(target: str, **given: Any) -> None:
             evidence = recall_audit(config, EvidenceStore(given["store"]), RunStamp.now(), fresh=given["fresh"])
     except MechanismError as exc:
         raise MechanismError(f"{exc}{inputs_note(config.pair, config.data)} (rerun with --seed {config.seed})") from exc
+    except TimeLimitExceeded as exc:  # no look was complete: no verdict, which is not bad input either
+        if given["debug"]:
+            raise
+        click.echo(f"dpaudit: underpowered: {options_hint(str(exc))}", err=True)
+        sys.exit(EXIT_UNKNOWN)
     for problem in evidence.problems:  # an ignored store file, a failed write: one line each
         click.echo(problem, err=True)
     result = evidence.result

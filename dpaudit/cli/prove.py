@@ -7,12 +7,14 @@ import sys
 import click
 
 from .._validation import check_positive_finite
+from ..errors import InvalidArgument
 from ._claims import claim_options, restated_claim
 from ._common import (
     EXIT_OK,
     EXIT_UNKNOWN,
     EXIT_VIOLATION,
     NUMBER,
+    audit_command,
     debug_option,
     echo_json,
     guarded,
@@ -52,13 +54,19 @@ def prove(
 
     Exit 0 proved, 1 refuted (the witness is printed), 2 bad input, 3 unknown.
     """
-    from ..proofs import DEFAULT_TIME_BUDGET, Verdict
+    from ..mechanisms import Mechanism
+    from ..proofs import DEFAULT_TIME_BUDGET, Verdict, check_provable
     from ..proofs import prove as run_prove
-    from ..targets import resolve
+    from ..targets import load_target, resolve
 
     if time_budget is not None:  # checked before the claim's options, which would otherwise speak first
         check_positive_finite("time_budget", time_budget)
-    mechanism = resolve(target)
+    loaded = load_target(target)
+    try:  # a plain function: said before its missing claim, with the command that does check it
+        check_provable(f"mechanism={target!r}", loaded)
+    except InvalidArgument as exc:
+        raise InvalidArgument(f"{exc}: {audit_command(target, epsilon, delta)}") from None
+    mechanism = loaded if isinstance(loaded, Mechanism) else resolve(target)
     claim = restated_claim(lambda: mechanism.claim, claim_kind, epsilon, delta, rho, mu, alpha)
     budget = DEFAULT_TIME_BUDGET if time_budget is None else time_budget
     result = run_prove(mechanism, claim=claim, numeric=numeric, time_budget=budget)

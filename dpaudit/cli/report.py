@@ -63,7 +63,7 @@ def _one(target: str, output: Path, options: dict[str, Any], as_json: bool) -> i
             bar.set_description(stage)
             bar.update(1)
 
-        document = build_report(target, progress=progress, **options)
+        document = build_report(target, progress=progress, output=output, **options)
     where, problem = save_finished(render(document, format), output, "-o/--output")
     summary = document["summary"]
     if as_json:

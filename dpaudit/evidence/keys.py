@@ -111,7 +111,7 @@ def audit_key(config: Any) -> EvidenceKey:
         "verdict_confidence": config.verdict_confidence, "method": config.method,
         "candidates": config.candidates, "early_stopping": config.early_stopping, "learned": config.learned,
         "curve": config.curve,
-        "seed": config.seed, "checks": list(config.checks),
+        "seed": config.seed, "checks": list(config.checks), "time_limit": config.time_limit,
         "versions": versions(),
     }
     return EvidenceKey.of("audit", parts)

@@ -56,7 +56,9 @@ def recall_audit(config: Any, store: EvidenceStore | None, run: RunStamp, *, fre
                 problems.append(f"dpaudit: ignored the evidence file {str(store.path(key))!r} (its result does not "
                                 f"read back: {type(exc).__name__}: {exc}); recomputed")
     result = run_audit(config)
-    if result.reproducible:
+    # a result cut short by the time limit depends on the machine's speed, not only on the key: not kept
+    cut_short = "time limit" in str(getattr(getattr(result, "stopping", None), "reason", "") or "")
+    if result.reproducible and not cut_short:
         problem = store.keep(key, result.as_dict(), run)
         if problem is not None:
             problems.append(problem)

@@ -39,7 +39,7 @@ from .densities.procedure import DensityProcedure
 from .divergences.procedure import PrivacyCurveProcedure, RenyiDivergenceProcedure
 from .procedures import ProofProcedure, ProofRequest, register_procedure, registered_procedures, unregister_procedure
 from .programs.procedure import ProgramProcedure
-from .prove import DEFAULT_TIME_BUDGET, prove
+from .prove import DEFAULT_TIME_BUDGET, check_provable, prove
 from .result import Certificate, Counterexample, ProofResult, Step, Verdict, expression_dict
 from .structures.procedure import StructureProcedure
 from .theorems.composition import Composition, CompositionProcedure
@@ -56,6 +56,7 @@ __all__ = [
     "Step",
     "TheoremNotApplicable",
     "Verdict",
+    "check_provable",
     "expression_dict",
     "prove",
     "register_procedure",

@@ -21,14 +21,24 @@ from .._validation import check_flag, check_positive_finite
 from ..claims import Claim, check_claim
 from ..errors import InvalidArgument
 from ..mechanisms.base import Mechanism
-from ..targets import resolve
+from ..targets import is_plain_callable, load_target, resolve, target_name
 from .procedures import ProofRequest, registered_procedures
 from .result import ProofResult
 from .theorems.composition import Composition
 
-__all__ = ["DEFAULT_TIME_BUDGET", "prove"]
+__all__ = ["DEFAULT_TIME_BUDGET", "check_provable", "prove"]
 
 DEFAULT_TIME_BUDGET = 10.0
+
+
+def check_provable(named: str, target: Any) -> None:
+    """A plain function declares nothing to prove: InvalidArgument starting ``named`` (the target as the user
+    named it) that says so and points to the verbs that check code."""
+    if isinstance(target, Composition) or not is_plain_callable(target):
+        return
+    raise InvalidArgument(f"{named} is a plain function: it declares no density, program or structure to prove; "
+                          "audit it (a sampled lower bound on its epsilon) or certify it (exact bounds from its code, "
+                          "for discrete samplers) instead")
 
 
 def prove(
@@ -70,7 +80,10 @@ def prove(
                 f"time_budget={time_budget!r} must be a positive finite number of seconds or None") from None
     check_flag("numeric", numeric)
     if isinstance(mechanism, str):
-        mechanism = resolve(mechanism)
+        loaded = load_target(mechanism)
+        check_provable(f"mechanism={mechanism!r}", loaded)
+        mechanism = loaded if isinstance(loaded, Mechanism) else resolve(mechanism)
+    check_provable(f"mechanism={target_name(mechanism)}", mechanism)
     if isinstance(mechanism, Composition):
         restated, claim = False, mechanism.claim  # a Composition is decided against its own claim
     elif isinstance(mechanism, Mechanism):
@@ -78,7 +91,7 @@ def prove(
             check_claim("claim", claim)
         restated, claim = claim is not None, claim or mechanism.claim
     else:
-        raise InvalidArgument(f"mechanism={mechanism!r} must be a Mechanism, a Composition or a catalogue name")
+        raise InvalidArgument(f"mechanism={target_name(mechanism)} must be a Mechanism, a Composition or a catalogue name")
     request = ProofRequest(numeric=numeric, time_budget=time_budget, start=start, restated=restated, prove=prove)
     for procedure in registered_procedures():
         if procedure.applies(mechanism, claim):

@@ -123,6 +123,7 @@ def build_report(
     data: Any = None,
     neighbours: Any = None,
     curve: bool = False,
+    output: Any = None,
 ) -> dict[str, Any]:
     """The report document of ``target`` (a Mechanism, catalogue name, ``module:attr`` or plain function).
 
@@ -157,6 +158,9 @@ def build_report(
     curve : bool
         Also measure the empirical privacy curve (``dpaudit.audit(..., curve=True)``) and plot it beside
         the claimed curve (always done for a zCDP, RDP, GDP or privacy-curve claim).
+    output : str or os.PathLike, optional
+        Where the report will be written (``dpaudit report -o``): the path its reproduce line names
+        (default ``report.html``).  Nothing is written here.
 
     Returns
     -------
@@ -185,7 +189,8 @@ def build_report(
     skip = tuple(skip_checks) if checks else CHECKS
     tick = progress or (lambda stage: None)
     loaded = load_target(target)  # once: a file.py:attr target is imported here, not again for the audit
-    mechanism = resolve(loaded, epsilon=epsilon, delta=delta, d_in=d_in)
+    mechanism = resolve(loaded, epsilon=epsilon, delta=delta, d_in=d_in,
+                        named=f"target={target!r}" if isinstance(target, str) else None)
     seed = fresh_seed() if seed is None else seed
 
     proof_section = _proof_section(mechanism, proof_timeout, epsilon is not None or delta is not None)
@@ -210,7 +215,7 @@ def build_report(
         "plot_samples": min(plot_samples or PLOT_SAMPLES, audit_dict["samples"]) if audit_dict else None,
         "elapsed_s": round(time.perf_counter() - started, 3),
         "reproduce": _reproduce(mechanism.name, target, epsilon, delta, audit_dict, seed, confidence, skip, d_in,
-                                {"pair": pair, "data": data, "neighbours": neighbours}, curve)
+                                {"pair": pair, "data": data, "neighbours": neighbours}, curve, output)
         + (not_reproducible_suffix(audit_dict) if audit_dict else ""),
     }
     return assemble(mechanism, proof=proof_section, audit=audit_section, implementation=implementation,
@@ -219,8 +224,8 @@ def build_report(
 
 def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, confidence: float,
                skip: tuple[str, ...], d_in: Any = None, inputs: dict[str, Any] | None = None,
-               curve: bool = False) -> str:
-    """The command (a named target) or the call (a Mechanism object, or a relation of the user's own, which
+               curve: bool = False, output: Any = None) -> str:
+    """The command (a named target, written to ``output``: default report.html) or the call (a Mechanism object, or a relation of the user's own, which
     no option names) that makes this report again."""
     from ..neighbours import relation_spec
 
@@ -244,7 +249,7 @@ def _reproduce(name: str, target: Any, epsilon, delta, audit_dict, seed: int, co
         flags.append(f"--neighbours {shlex.quote(relation_spec(inputs['neighbours']))}")
     flags += [f"--skip-check {s}" for s in skip]
     flags += ["--curve"] if curve else []
-    return f"dpaudit report {target} {' '.join(flags)} -o report.html"
+    return f"dpaudit report {target} {' '.join(flags)} -o {shlex.quote(str(output or 'report.html'))}"
 
 
 def _as_option(value: Any) -> str:

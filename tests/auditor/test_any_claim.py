@@ -139,5 +139,5 @@ def test_a_malformed_claim_argument_is_refused_by_name(options, message):
 
 
 def test_a_plain_function_needs_epsilon_or_a_claim():
-    with pytest.raises(InvalidArgument, match=r"carries no claim: epsilon is required, or claim="):
+    with pytest.raises(InvalidArgument, match=r"target=\S+ is a plain function, which carries no claim: give epsilon= \(or claim=\)"):
         dpaudit.audit(noisy_count, pair=PAIR, samples=1_000)

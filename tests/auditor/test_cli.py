@@ -98,7 +98,7 @@ def test_seed_is_drawn_and_printed_when_absent():
         ("nan", ["--epsilon", "1"], "NaN"),
         ("shape", ["--epsilon", "1"], "varying shapes"),
         ("unhashable", ["--epsilon", "1"], "type set"),
-        ("good", [], "epsilon is required"),
+        ("good", [], "is a plain function, which carries no claim: give --epsilon"),
         ("good", ["--epsilon", "-1"], "epsilon=-1.0 must be"),
         ("good", ["--epsilon", "1", "--a", '{"x": 1}', "--b", "[1]"], "must be a dataset"),
         ("good", ["--epsilon", "1", "--a", "[1, 2", "--b", "[1]"], "not valid JSON"),
@@ -139,7 +139,7 @@ def test_executor_checkpoint_and_check_options(targets, tmp_path):
     again = json.loads(run(*args).output)
     assert again["run"]["resumed_chunks"] > 0 and again["epsilon_lower_bound"] == document["epsilon_lower_bound"]
     other = run(*[a if a != "2" else "3" for a in args])
-    assert other.exit_code == 2 and "was made for a different audit: seed=2 there, 3 now" in other.output
+    assert other.exit_code == 2 and "was made for a different audit: --seed=2 there, 3 now" in other.output
     bad = run(f"{targets}:mechanism", "--samples", "1000", "--executor", "gpu")
     assert bad.exit_code == 2 and "executor='gpu' must be one of" in bad.output
 

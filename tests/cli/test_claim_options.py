@@ -107,9 +107,9 @@ def test_claim_options_on_a_point_claim():
     (["--claim", "pure", "--epsilon", "1", "--delta", "1e-5"], "--claim pure has delta = 0, not --delta 1e-05"),
     (["--rho", "0.5", "--epsilon", "1", "--delta", "1e-5"],
      "--rho (a --claim zcdp claim) with --epsilon and --delta: give one, the point of its curve"),
-    (["--rho", "0.5", "--delta", "0"], "delta=0.0 must lie in (0, 1)"),
-    (["--rho", "-1"], "rho=-1.0 must be a finite number >= 0"),
-    (["--alpha", "1", "--epsilon", "1"], "alpha=1.0 must be a finite Rényi order > 1"),
+    (["--rho", "0.5", "--delta", "0"], "--delta=0.0 must lie in (0, 1)"),
+    (["--rho", "-1"], "--rho=-1.0 must be a finite number >= 0"),
+    (["--alpha", "1", "--epsilon", "1"], "--alpha=1.0 must be a finite Rényi order > 1"),
 ])
 def test_a_malformed_claim_is_one_line_exit_2_before_any_work(target, options, message):
     result = run("audit", target, *options, *PAIR, *QUICK)

@@ -192,6 +192,12 @@ def valid_values(param: click.Parameter, command: str, root: Path, mode: str,
         return st.sampled_from(["1e-12", "0.5", "0"])
     if name == "store":  # an evidence store: a folder (created when its parent exists)
         return st.sampled_from([str(root / "store"), str(root / "out" / "é-ü-store")])
+    if name == "time_limit" and command == "certify":  # seconds of enumeration per input: short here
+        return st.sampled_from(["0.5", "1"])
+    if name == "time_limit":  # longer than any fuzzed audit: a limit that passes is tests/auditor/test_time_limit.py's
+        return st.sampled_from(["600", "3600.5"])
+    if name == "connect_timeout":  # no fuzzed executor connects to a scheduler
+        return st.sampled_from(["1", "5", "0.5"])
     if name == "checkpoint":  # its own file, removed after each run (a stale one is refused, rightly)
         return st.sampled_from([str(root / "ck" / name) for name in ("run.json", "é-ü.json")])
     if name == "output":
@@ -229,7 +235,7 @@ def malformed_values(param: click.Parameter, command: str, root: Path) -> st.Sea
         return st.sampled_from(["nope", "", "dask", "dask://", "dask://:x", "process-pool:3", "💥"])
     if name in ("workers", "jobs"):
         return st.sampled_from(["0", "-1", "", "x", "nan"])
-    if name in ("proof_timeout", "time_budget"):
+    if name in ("proof_timeout", "time_budget", "time_limit", "connect_timeout"):
         return st.sampled_from(["0", "-1", "nan", "inf", "", "x", "1e999"])
     if name == "tolerance":
         return st.sampled_from(BAD_FLOATS + ["1", "1.5"])

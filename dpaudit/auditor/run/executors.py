@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import InvalidArgument
+from ...errors import ExecutorUnavailable, InvalidArgument
 from ...mechanisms.base import Mechanism
 from ...mechanisms.outputs import OutputCoding
 from .shipping import MechanismRef, ship, spawn_blocker
@@ -268,15 +268,24 @@ class ProcessPool:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
+    def abandon(self) -> None:
+        """Close without waiting for the chunks still running (the time limit passed): their workers are ended."""
+        if self._pool is not None:
+            processes = list((getattr(self._pool, "_processes", None) or {}).values())
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                process.terminate()
+
 
 class DaskExecutor:
     """Chunks as Dask tasks on a ``distributed`` cluster (``address``), or on a LocalCluster started here."""
 
-    def __init__(self, address: str | None = None, *, workers: int | None = None, processes: bool = True) -> None:
+    def __init__(self, address: str | None = None, *, workers: int | None = None, processes: bool = True,
+                 connect_timeout: float = 5.0) -> None:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise InvalidArgument(
+            raise ExecutorUnavailable(
                 "executor='dask...' needs the optional dependency: pip install 'dpaudit[dask]'"
             ) from None
         self._cluster = None
@@ -293,8 +302,8 @@ class DaskExecutor:
             self._client = Client(self._cluster)
             self.name = "dask-local"
         else:
-            self._client = Client(address)
             self.name = f"dask://{address.removeprefix('tcp://')}"
+            self._client = _connect(Client, address, self.name, connect_timeout)
         self.workers = max(1, len(self._client.scheduler_info().get("workers", {})))
         self.ran_locally: str | None = None
 
@@ -318,6 +327,27 @@ class DaskExecutor:
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+
+def _connect(client: Any, address: str, name: str, timeout: float) -> Any:
+    """A ``distributed.Client`` of the scheduler at ``address``, else ExecutorUnavailable in one line (no scheduler
+    answered within ``timeout`` seconds, or it refused): a fault of where the audit runs, not of the mechanism."""
+    import logging
+
+    quiet = [logging.getLogger(name) for name in ("distributed", "distributed.client", "distributed.comm")]
+    levels = [log.level for log in quiet]
+    for log in quiet:  # its retries would print a traceback each; the one line below says it all
+        log.setLevel(logging.CRITICAL)
+    try:
+        return client(address, timeout=timeout)
+    except (OSError, TimeoutError) as exc:
+        raise ExecutorUnavailable(
+            f"executor={name!r}: no Dask scheduler answered at {address} within connect_timeout={timeout:g} s "
+            f"({type(exc).__name__}); start one (dask scheduler) or choose another executor"
+        ) from None
+    finally:
+        for log, level in zip(quiet, levels):
+            log.setLevel(level)
 
 
 class Threads:
@@ -347,6 +377,10 @@ class Threads:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def abandon(self) -> None:
+        """Close without waiting for the chunks still running (the time limit passed; a thread cannot be ended)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 class Auto:
@@ -398,12 +432,20 @@ class Auto:
         if self._threads is not None:
             self._threads.close()
 
+    def abandon(self) -> None:
+        """Close without waiting for the chunks still running (the time limit passed)."""
+        if self._pool is not None:
+            self._pool.abandon()
+        if self._threads is not None:
+            self._threads.abandon()
+
 
 EXECUTORS = ("auto", "in-process", "threads", "process-pool", "dask-local", "dask://HOST:PORT")
 
 
-def make_executor(spec: Any, workers: int | None = None):
-    """The executor named by ``spec`` (one of ``EXECUTORS``), or ``spec`` itself if it has ``run``."""
+def make_executor(spec: Any, workers: int | None = None, *, connect_timeout: float = 5.0):
+    """The executor named by ``spec`` (one of ``EXECUTORS``), or ``spec`` itself if it has ``run``; a Dask scheduler
+    is given ``connect_timeout`` seconds to answer."""
     if hasattr(spec, "run") and hasattr(spec, "close"):
         return spec
     if spec is not None and not isinstance(spec, str):
@@ -428,5 +470,5 @@ def make_executor(spec: Any, workers: int | None = None):
         host, _, port = address.rpartition(":")
         if not (host and port.isascii() and port.isdigit() and 0 < int(port) < 65536):
             raise InvalidArgument(f"executor={spec!r} must name the scheduler, as dask://HOST:PORT (a port 1-65535)")
-        return DaskExecutor(f"tcp://{address}")
+        return DaskExecutor(f"tcp://{address}", connect_timeout=connect_timeout)
     raise InvalidArgument(f"executor={spec!r} must be one of {', '.join(EXECUTORS)}")

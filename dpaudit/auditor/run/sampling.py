@@ -29,7 +29,11 @@ wherever they ran.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -41,7 +45,7 @@ from ...mechanisms.outputs import SHAPE_HINT
 from .checkpoint import Checkpoint
 from .executors import CHUNK_VALUES, ChunkResult, ChunkTask, MechanismRef, chunk_sizes
 
-__all__ = ["CHUNK_VALUES", "Draws", "fresh_seed", "generator"]
+__all__ = ["CHUNK_VALUES", "Draws", "TimeLimitReached", "fresh_seed", "generator"]
 
 
 def fresh_seed() -> int:
@@ -54,11 +58,49 @@ def generator(seed: int, key: tuple[int, ...]) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(check_nonnegative_int("seed", seed), spawn_key=key))
 
 
+@dataclass(frozen=True)
+class Deadline:
+    """An audit's ``time_limit``: ``seconds`` after the monotonic clock read ``started``."""
+
+    seconds: float
+    started: float
+
+    def remaining(self) -> float:
+        return self.started + self.seconds - time.monotonic()
+
+
+class TimeLimitReached(Exception):
+    """The audit's time limit passed while chunks were in flight (raised by :class:`Draws`; the stages decide what
+    the finished work supports).  ``in_flight`` is the first chunk not finished: the data and seed a hanging
+    mechanism call would be found on."""
+
+    def __init__(self, limit: float, in_flight: ChunkTask | None, seed: int) -> None:
+        self.limit, self.in_flight, self.seed = limit, in_flight, seed
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        """``the time limit of S s passed with R runs on data D in flight (seed S, spawn key K)``."""
+        text = f"the time limit of {self.limit:g} s passed"
+        task = self.in_flight
+        if task is None:
+            return text
+        return (f"{text} with {task.rows} runs on data {_short(task.data)} in flight (seed {self.seed}, spawn key "
+                f"{'.'.join(map(str, task.key))}: a call that hangs, hangs on them)")
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class Draws:
     """Runs an audit's chunks on ``executor`` and collects outputs (search) or hit counts (verification).
 
     One output of ``probe_input`` is drawn first (address ``(2,)``): its width fixes the chunk sizes.
-    ``progress`` is called with the number of rows each finished chunk drew.
+    ``progress`` is called with the number of rows each finished chunk drew.  With a ``deadline`` the
+    executor's results are awaited until it passes only: then :class:`TimeLimitReached` names the chunk in
+    flight, and every later round raises it at once (``expired``); a chunk still running is abandoned, not
+    waited for (:meth:`_timed`).
     """
 
     def __init__(
@@ -71,8 +113,11 @@ class Draws:
         *,
         checkpoint: Checkpoint | None = None,
         progress: Callable[[int], None] | None = None,
+        deadline: Deadline | None = None,
     ) -> None:
         self.mechanism, self.ref, self.executor, self.seed = mechanism, ref, executor, seed
+        self.deadline = deadline
+        self.expired: TimeLimitReached | None = None
         self.checkpoint = checkpoint
         self.progress = progress or (lambda rows: None)
         self.mechanism_s = 0.0
@@ -112,7 +157,7 @@ class Draws:
             for c, rows in enumerate(chunk_sizes(n, self.width))
         ]
         parts: dict[tuple[int, ...], np.ndarray] = {}
-        for result in self.executor.run(self.mechanism, self.ref, tasks):
+        for result in self._timed(tasks):
             self._absorb(result)
             parts[result.key] = result.outputs
         out = []
@@ -135,10 +180,57 @@ class Draws:
             totals[key] = [int(h) for h in hits] if hits else [0] * len(tests)
             tasks += [ChunkTask(key + (c,), self.seed, data, rows, tuple(tests)) for c, rows in enumerate(sizes) if c not in done]
             self.progress(sum(rows for c, rows in enumerate(sizes) if c in done))
-        for result in self.executor.run(self.mechanism, self.ref, tasks):
+        for result in self._timed(tasks):
             self._absorb(result)
             stream = result.key[:-1]
             totals[stream] = [t + h for t, h in zip(totals[stream], result.hits or ())]
             if self.checkpoint is not None:
                 self.checkpoint.add(stream, result.key[-1], result.hits or (), result.rows)
         return [totals[key] for key, _, _ in streams]
+
+    def _timed(self, tasks: list[ChunkTask]) -> Iterator[ChunkResult]:
+        """The executor's results for ``tasks``; under a deadline, awaited until it passes only.
+
+        The executor runs in a helper thread (daemon: a call that hangs there does not keep the process alive)
+        and hands each result over a queue; this thread waits at most the time left.  At the deadline the helper
+        is told to stop after the chunk it is in, and :class:`TimeLimitReached` names the first chunk not
+        finished.  The chunks, their seeds and their results are those of the executor run directly.
+        """
+        if self.deadline is None:
+            yield from self.executor.run(self.mechanism, self.ref, tasks)
+            return
+        if self.expired is not None:
+            raise self.expired
+        pending = {task.key: task for task in tasks}
+        handed: queue.Queue[tuple[str, Any]] = queue.Queue()
+        stop = threading.Event()
+
+        def pump() -> None:
+            results = self.executor.run(self.mechanism, self.ref, tasks)
+            try:
+                for result in results:
+                    handed.put(("result", result))
+                    if stop.is_set():
+                        break
+                handed.put(("done", None))
+            except BaseException as exc:  # noqa: BLE001 - handed to the audit's thread, which raises it
+                handed.put(("error", exc))
+            finally:
+                close = getattr(results, "close", None)
+                if close is not None:
+                    close()
+
+        threading.Thread(target=pump, name="dpaudit-timed-chunks", daemon=True).start()
+        while True:
+            try:
+                kind, value = handed.get(timeout=max(0.0, self.deadline.remaining()))
+            except queue.Empty:
+                stop.set()
+                self.expired = TimeLimitReached(self.deadline.seconds, next(iter(pending.values()), None), self.seed)
+                raise self.expired from None
+            if kind == "done":
+                return
+            if kind == "error":
+                raise value
+            pending.pop(value.key, None)
+            yield value
