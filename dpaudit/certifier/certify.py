@@ -57,6 +57,7 @@ def certify(
     tolerance: float = DEFAULT_TOLERANCE,
     time_limit: float = DEFAULT_TIME_LIMIT,
     max_paths: int = DEFAULT_MAX_PATHS,
+    named: str | None = None,
 ) -> CertifyResult:
     """Certify or refute the claim of a sampler's own code on neighbouring inputs, exactly.
 
@@ -84,6 +85,9 @@ def certify(
     tolerance, time_limit, max_paths
         Enumerate each input until its unexplored mass is at most ``tolerance``, or for ``time_limit``
         seconds, or ``max_paths`` paths.
+    named
+        How the user named the target (``"mine.py:f"``), for the messages and the result, when ``target``
+        is the object already loaded.
 
     Returns
     -------
@@ -94,7 +98,7 @@ def certify(
     """
     started = time.monotonic()
     request = _request(target, pair, pairs, claim, epsilon, delta, observe, summarise, tolerance, time_limit,
-                       max_paths)
+                       max_paths, named)
     inputs = list(dict.fromkeys(_hashable_input(x) for p in request.pairs for x in p))
     originals = {_hashable_input(x): x for p in request.pairs for x in p}
     laws: dict[Any, tuple[Law, int, float]] = {}
@@ -130,7 +134,7 @@ class _Request:
 
 
 def _request(target: Any, pair: Any, pairs: Any, claim: Any, epsilon: Any, delta: Any, observe: str,
-             summarise: Any, tolerance: float, time_limit: float, max_paths: int) -> _Request:
+             summarise: Any, tolerance: float, time_limit: float, max_paths: int, named: str | None) -> _Request:
     if observe not in OBSERVED:
         raise InvalidArgument(f"observe={observe!r} must be one of {', '.join(map(repr, OBSERVED))}")
     if not (isinstance(tolerance, (int, float)) and 0 <= tolerance < 1):
@@ -140,8 +144,8 @@ def _request(target: Any, pair: Any, pairs: Any, claim: Any, epsilon: Any, delta
     if not (isinstance(max_paths, int) and max_paths > 0):
         raise InvalidArgument(f"max_paths={max_paths!r} must be a positive integer")
     loaded = load_target(target)
-    name = target if isinstance(target, str) else getattr(loaded, "name", None) or getattr(
-        loaded, "__qualname__", None) or type(loaded).__name__
+    name = named or (target if isinstance(target, str) else getattr(loaded, "name", None) or getattr(
+        loaded, "__qualname__", None) or type(loaded).__name__)
     own_claim: Claim | None = None
     own_pairs: tuple = ()
     if isinstance(loaded, Mechanism):

@@ -124,7 +124,8 @@ def certify_command(target: str, **given: Any) -> None:
         raise InvalidArgument(f"target={target!r} is neither a function f(data, rng) nor a Mechanism")
     pair = parse_pair(given["a_json"], given["b_json"])
     budget = {name: given[name] for name in ("tolerance", "time_limit", "max_paths") if given[name] is not None}
-    result = certify(loaded, pair=pair, observe=given["observe"], **_claim(target, loaded, given), **budget)
+    result = certify(loaded, pair=pair, observe=given["observe"], **_claim(target, loaded, given), **budget,
+                     named=target)
     if given["as_json"]:
         echo_json(result.as_dict())
     else:

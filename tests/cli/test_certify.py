@@ -103,9 +103,9 @@ def test_bad_input_exits_2_in_one_line_naming_the_option(args, named):
 
 
 @pytest.mark.parametrize(("target", "named"), [
-    ("laplace", "target='laplace' has no one-run sampler"),       # a vectorised sampler only
+    ("laplace", "'laplace' has no one-run sampler"),       # a vectorised sampler only
     ("discrete-gaussian", "--delta or --epsilon"),                  # a curve claim: name its point
-    ("no-such-mechanism", "target='no-such-mechanism'"),
+    ("no-such-mechanism", "'no-such-mechanism'"),
 ])
 def test_targets_certify_cannot_take_exit_2(target, named):
     result = run("certify", target)
