@@ -11,7 +11,8 @@ in the key, and an audit is a function of its seed), so a stored violation fails
 that no seed reproduces (a mechanism drawing its own randomness) is never stored; an unreadable file
 is said in one line and recomputed (:mod:`.store`).
 
-:func:`recall_audit` is what the pytest plugin and ``dpaudit audit --store`` call.
+:func:`recall_audit` is what the pytest plugin and ``dpaudit audit --store`` call; :func:`recall_proof` and
+:func:`recall_certificate` are what the plugin's ``dp.assert_proved`` / ``dp.assert_certified`` call.
 """
 
 from __future__ import annotations
@@ -23,18 +24,23 @@ from typing import TYPE_CHECKING, Any
 # RunStamp while it configures a run, before numpy (which the keys need) is loaded
 _PUBLIC = {
     **dict.fromkeys(("code_fingerprint", "is_users_module"), "dpaudit.evidence.fingerprint"),
-    **dict.fromkeys(("EvidenceKey", "audit_key", "mechanism_identity", "versions"), "dpaudit.evidence.keys"),
+    **dict.fromkeys(("EvidenceKey", "audit_key", "certificate_key", "mechanism_identity", "proof_key", "versions"),
+                    "dpaudit.evidence.keys"),
     **dict.fromkeys(("FORMAT", "FORMAT_VERSION", "EvidenceStore", "RunStamp", "Stored"), "dpaudit.evidence.store"),
-    **dict.fromkeys(("Evidence", "recall_audit"), "dpaudit.evidence.recall"),
+    **dict.fromkeys(("Evidence", "Recorded", "certificate_record", "proof_record", "recall_audit",
+                     "recall_certificate", "recall_proof"), "dpaudit.evidence.recall"),
 }
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "Evidence", "EvidenceKey", "EvidenceStore", "RunStamp", "Stored", "audit_key",
-           "code_fingerprint", "is_users_module", "mechanism_identity", "recall_audit", "versions"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "Evidence", "EvidenceKey", "EvidenceStore", "Recorded", "RunStamp", "Stored",
+           "audit_key", "certificate_key", "certificate_record", "code_fingerprint", "is_users_module",
+           "mechanism_identity", "proof_key", "proof_record", "recall_audit", "recall_certificate", "recall_proof",
+           "versions"]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .fingerprint import code_fingerprint, is_users_module
-    from .keys import EvidenceKey, audit_key, mechanism_identity, versions
-    from .recall import Evidence, recall_audit
+    from .keys import EvidenceKey, audit_key, certificate_key, mechanism_identity, proof_key, versions
+    from .recall import (Evidence, Recorded, certificate_record, proof_record, recall_audit, recall_certificate,
+                         recall_proof)
     from .store import FORMAT, FORMAT_VERSION, EvidenceStore, RunStamp, Stored
 
 

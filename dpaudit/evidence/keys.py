@@ -14,6 +14,9 @@ An audit's key (:func:`audit_key`) holds
 * the seed and the checks;
 * the versions of dpaudit, numpy, scipy, sympy and statsmodels and Python's major.minor.
 
+A proof's key (:func:`proof_key`, verb ``"prove"``) and a certificate's (:func:`certificate_key`, verb
+``"certify"``) hold the mechanism's identity, the claim, their options and the versions (mpmath too).
+
 Left out: where the work runs (``executor``, ``workers``), the ``checkpoint`` file and the progress
 bar, which the result does not depend on (:class:`dpaudit.auditor.AuditConfig`).  The digest is the
 SHA-256 of the canonical JSON of these parts (sorted keys).
@@ -37,7 +40,7 @@ from ..mechanisms import Mechanism
 from ..targets import load_target
 from .fingerprint import code_fingerprint
 
-__all__ = ["EvidenceKey", "audit_key", "mechanism_identity", "versions"]
+__all__ = ["EvidenceKey", "audit_key", "certificate_key", "mechanism_identity", "proof_key", "versions"]
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _LIBRARIES = ("numpy", "scipy", "sympy", "statsmodels")
@@ -71,9 +74,10 @@ def _installed(name: str) -> str | None:
         return None
 
 
-def versions() -> dict[str, str | None]:
-    """dpaudit's version (read now, from :mod:`dpaudit._version`), the numeric libraries' and Python's."""
-    return {"dpaudit": _version.__version__, **{name: _installed(name) for name in _LIBRARIES},
+def versions(*extra: str) -> dict[str, str | None]:
+    """dpaudit's version (read now, from :mod:`dpaudit._version`), the numeric libraries' (and those named
+    in ``extra``) and Python's."""
+    return {"dpaudit": _version.__version__, **{name: _installed(name) for name in (*_LIBRARIES, *extra)},
             "python": f"{sys.version_info.major}.{sys.version_info.minor}"}
 
 
@@ -115,3 +119,37 @@ def audit_key(config: Any) -> EvidenceKey:
         "versions": versions(),
     }
     return EvidenceKey.of("audit", parts)
+
+
+# The exact deciders' arithmetic besides numpy / scipy / sympy: mpmath re-verifies a proof's counterexample and
+# the certifier (dpaudit.certifier.certificate, .certify) computes with it.
+_EXACT_LIBRARIES = ("mpmath",)
+
+
+def _options(options: dict[str, Any]) -> dict[str, Any]:
+    """Keyword options as plain JSON (sorted; a claim by its ``as_dict``, a function by its fingerprint
+    through :func:`_fallback`)."""
+    return {name: to_json(value.as_dict() if callable(getattr(value, "as_dict", None)) else value)
+            for name, value in sorted(options.items())}
+
+
+def proof_key(mechanism: Any, options: dict[str, Any]) -> EvidenceKey:
+    """The key of ``dpaudit.prove(mechanism, **options)``: the mechanism's identity (a Mechanism's also the
+    fingerprint of its declaration -- density, program, structure -- which is what the prover reads), the
+    options (``claim``, ``numeric``, ``time_budget``) and the versions."""
+    identity = mechanism_identity(mechanism)
+    if isinstance(mechanism, Mechanism):
+        identity["declaration"] = code_fingerprint(mechanism.density, mechanism.program, mechanism.structure)
+    parts = {"mechanism": identity, "options": _options(options), "versions": versions(*_EXACT_LIBRARIES)}
+    return EvidenceKey.of("prove", parts)
+
+
+def certificate_key(target: Any, claim: dict[str, Any], pair: Any, observe: str,
+                    options: dict[str, Any]) -> EvidenceKey:
+    """The key of ``dpaudit.certify(target, pair=pair, observe=observe, **claim, **options)``: the target's
+    identity (a plain function by its fingerprint; a Mechanism by its declaration and the fingerprints of
+    its sampler and one-run function), the claim stated, the pair, what is observed, the other options
+    (``claim``, ``pairs``, ``tolerance``, ``time_limit``, ``max_paths``, ``summarise``) and the versions."""
+    parts = {"mechanism": mechanism_identity(target), "claim": to_json(claim), "pair": to_json(pair),
+             "observe": observe, "options": _options(options), "versions": versions(*_EXACT_LIBRARIES)}
+    return EvidenceKey.of("certify", parts)

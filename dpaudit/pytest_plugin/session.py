@@ -108,17 +108,23 @@ class DPSession:
         return result
 
     def assert_proved(self, mechanism: Any, **options: Any) -> Any:
-        """Prove ``mechanism`` from its declared density; fail unless the verdict is ``proved``."""
-        import dpaudit
+        """Prove ``mechanism`` from its declared density; fail unless the verdict is ``proved``.
 
-        result = dpaudit.prove(mechanism, **options)
-        verdict = _verdict(result)
-        if verdict != "proved":
-            reason = getattr(result, "reason", "") or ""
-            witness = getattr(result, "counterexample", None)
+        A proof whose key (the mechanism's identity and declaration, the options, the versions) is in the
+        evidence store is read back (a :class:`dpaudit.evidence.Recorded` is returned in place of the
+        ProofResult); the outcome and the message come from the same record either way."""
+        from dpaudit.evidence import recall_proof
+
+        settings = self._settings
+        evidence = recall_proof(mechanism, options, self._store(), self._run(), fresh=settings.fresh)
+        record = evidence.record
+        self._record_exact("prove", record, mechanism, evidence)
+        if record["verdict"] != "proved":
+            witness = record["counterexample"]
             detail = f"\n  counterexample: {witness}" if witness is not None else ""
-            pytest.fail(f"dpaudit: {_describe(mechanism)} was not proved: {verdict}. {reason}{detail}", pytrace=False)
-        return result
+            pytest.fail(f"dpaudit: {_describe(mechanism)} was not proved: {record['verdict']}. {record['reason']}"
+                        f"{detail}{_provenance(evidence)}", pytrace=False)
+        return evidence.result
 
     def assert_certified(
         self,
@@ -142,26 +148,32 @@ class DPSession:
         seed).  Returns the CertifyResult.
         """
         import dpaudit
+        from dpaudit.evidence import recall_certificate
 
         claim = {"epsilon": epsilon, "delta": delta} if epsilon is not None else (
             {"delta": delta} if delta else {})
+        # A certificate whose key (the target's code, the claim, pair, observe, the options, the versions) is
+        # in the evidence store is read back; the outcome and the message come from its record either way.
         try:
-            result = dpaudit.certify(target, pair=pair, observe=observe, **claim, **options)
+            evidence = recall_certificate(target, claim, pair, observe, options, self._store(), self._run(),
+                                          fresh=self._settings.fresh)
         except dpaudit.DPAuditError as exc:
             problem = f"dpaudit could not certify {_describe(target)}: {exc}"
         else:
             problem = ""
         if problem:  # failed outside the except block: the message once, without a chained traceback
             pytest.fail(problem, pytrace=False)
-        verdict = _verdict(result)
+        record = evidence.record
+        self._record_exact("certify", record, target, evidence)
+        verdict, lines = record["verdict"], record["lines"]
         if verdict == "refuted":
             pytest.fail("\n".join([f"dpaudit: {_describe(target)} is refuted by exact path enumeration",
-                                    *result.lines()]), pytrace=False)
+                                    *lines]) + _provenance(evidence), pytrace=False)
         if verdict != "certified":
-            hint = " (give epsilon= to state the claim)" if result.claim is None else ""
-            pytest.fail("\n".join([f"dpaudit: {_describe(target)} was not certified ({verdict}): {result.reason}{hint}",
-                                    *result.lines()[2:]]), pytrace=False)
-        return result
+            hint = "" if record["claim_stated"] else " (give epsilon= to state the claim)"
+            pytest.fail("\n".join([f"dpaudit: {_describe(target)} was not certified ({verdict}): {record['reason']}"
+                                    f"{hint}", *lines[2:]]) + _provenance(evidence), pytrace=False)
+        return evidence.result
 
     def assert_sensitivity(
         self, query: Callable[[Any], Any], sensitivity: float, *, strategy: Any = None, **options: Any
@@ -211,6 +223,25 @@ class DPSession:
         )
 
     # -- bookkeeping
+
+    def _store(self) -> Any:
+        from dpaudit.evidence import EvidenceStore
+
+        return EvidenceStore(self._settings.store_dir) if self._settings.store_dir is not None else None
+
+    def _run(self) -> Any:
+        from dpaudit.evidence import RunStamp
+
+        return RunStamp(self._settings.run_id, self._settings.run_at)
+
+    def _record_exact(self, verb: str, record: dict[str, Any], target: Any, evidence: Any) -> None:
+        """The summary's row of a proof (``verb`` "prove") or a certificate ("certify")."""
+        stored = evidence.stored
+        summary = {"nodeid": self._item.nodeid, "verb": verb, "mechanism": _describe(target),
+                   "verdict": record["verdict"],
+                   "stored": None if stored is None else {"run": stored.id, "at": stored.at},
+                   "store_problems": list(evidence.problems)}
+        self._item.user_properties.append((PROPERTY, json.dumps(summary)))
 
     def _record(
         self, result: Any, verdict: str, target: Any, seed: int, randomness: str | None = None, neighbours: Any = None,
@@ -394,6 +425,13 @@ def _target_spec(target: Any) -> str | None:
     return f"{path}:{qualname}"
 
 
+def _provenance(evidence: Any) -> str:
+    """The failure's last line when its result was read back from the evidence store, else nothing."""
+    if evidence.stored is None:
+        return ""
+    return f"\n  evidence: {evidence.provenance} (a stored result fails as it did; {FRESH_OPTION} recomputes)"
+
+
 def _violation_message(result: Any, reproduce: str, evidence: Any = None) -> str:
     d = result.as_dict()
     stored = getattr(evidence, "stored", None)
@@ -438,14 +476,19 @@ class Summary:
             return
         tr = terminalreporter
         tr.section("dpaudit")
-        tr.write_line(f"run seed {SEED_OPTION}={self.settings.seed}")
+        audits = [r for r in self.rows if r.get("verb", "audit") == "audit"]
+        if audits:
+            tr.write_line(f"run seed {SEED_OPTION}={self.settings.seed}")
         for row in sorted(self.rows, key=lambda r: r["nodeid"]):
-            bound = row["epsilon_lower_bound"]
-            bound_text = bound if isinstance(bound, str) else f"{bound:.4g}"
-            tr.write_line(
-                f"{row['verdict']:<12} eps >= {bound_text:<8} @ {row['confidence']:g}  "
-                f"{row['mechanism']}  ({row['nodeid']})"
-            )
+            if row.get("verb", "audit") == "audit":
+                bound = row["epsilon_lower_bound"]
+                bound_text = bound if isinstance(bound, str) else f"{bound:.4g}"
+                tr.write_line(
+                    f"{row['verdict']:<12} eps >= {bound_text:<8} @ {row['confidence']:g}  "
+                    f"{row['mechanism']}  ({row['nodeid']})"
+                )
+            else:  # a proof or a certificate: exact, no bound or level to show
+                tr.write_line(f"{row['verdict']:<12} {_NOUNS[row['verb']]:<17} {row['mechanism']}  ({row['nodeid']})")
             if row.get("stored"):
                 tr.write_line(f"  from the evidence store: run {row['stored']['run']} ({row['stored']['at']})")
             for problem in row.get("report_problems", ()):
@@ -453,16 +496,27 @@ class Summary:
         for row in self.rows:  # an ignored store file, a failed write: one line each
             for problem in row.get("store_problems", ()):
                 tr.write_line(problem)
-        false_alarm = sum(1 - float(r.get("verdict_confidence") or r["confidence"]) for r in self.rows)
-        tr.write_line(
-            f"{len(self.rows)} audit(s); if every audited mechanism keeps its claim, the chance that any "
-            f"was flagged is at most {false_alarm:.3g} (union bound over the per-audit levels)"
-        )
+        if audits:
+            false_alarm = sum(1 - float(r.get("verdict_confidence") or r["confidence"]) for r in audits)
+            tr.write_line(
+                f"{len(audits)} audit(s); if every audited mechanism keeps its claim, the chance that any "
+                f"was flagged is at most {false_alarm:.3g} (union bound over the per-audit levels)"
+            )
         stored = [r["stored"] for r in self.rows if r.get("stored")]
         if self.settings.store_dir is not None:
             runs = ", ".join(sorted({s["run"] for s in stored}))
+            counts = []  # "k of n audit(s), k of n proof(s) and k of n certificate(s)", the kinds this run met
+            for verb, noun in _NOUNS.items():
+                rows = [r for r in self.rows if r.get("verb", "audit") == verb]
+                if rows:
+                    counts.append(f"{sum(1 for r in rows if r.get('stored'))} of {len(rows)} {noun}(s)")
+            counted = counts[0] if len(counts) == 1 else f"{', '.join(counts[:-1])} and {counts[-1]}"
             tr.write_line(
-                f"evidence store {self.settings.store_dir}: {len(stored)} of {len(self.rows)} audit(s) read back"
+                f"evidence store {self.settings.store_dir}: {counted} read back"
                 + (f" (computed by run {runs})" if stored else "")
                 + f", {len(self.rows) - len(stored)} computed by this run {self.settings.run_id}"
             )
+
+
+# the summary's name of each verb the evidence store keys
+_NOUNS = {"audit": "audit", "prove": "proof", "certify": "certificate"}

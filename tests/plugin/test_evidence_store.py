@@ -157,3 +157,128 @@ def test_without_a_cache_or_a_store_folder_nothing_is_stored(pytester):
     result = run(pytester, "-p", "no:cacheprovider")
     assert not any(STORE_LINE.search(line) for line in result.stdout.lines)
     result.stdout.fnmatch_lines(["dpaudit: no evidence store (no pytest cache; --dp-store DIR names one); this run is *"])
+
+
+# -- proofs and certificates (dp.assert_proved, dp.assert_certified) go through the same store
+
+EXACT = '''
+import random
+
+import dpaudit
+
+RR_KEEP = 0.5
+
+
+def rr(bit, rng: random.Random):                      # randomized response, epsilon = ln 3 at RR_KEEP = 0.5
+    return bit if rng.random() < RR_KEEP else rng.randrange(2)
+
+
+def coin(bit, rng: random.Random):
+    return bit if rng.random() < 0.5 else rng.randrange(2)
+
+
+def test_proof(dp):
+    dp.assert_proved(dpaudit.get("laplace"))
+
+
+def test_refuted_proof(dp):
+    dp.assert_proved(dpaudit.get("laplace-scale-epsilon"))
+
+
+def test_rr_certified(dp):
+    result = dp.assert_certified(rr, epsilon=1.0986122886681098, pair=(1, 0))
+    assert result.certified and abs(result.epsilon_up - 1.0986122886681098) < 1e-9
+
+
+def test_coin_certified(dp):
+    assert dp.assert_certified(coin, epsilon=1.0986122886681098, pair=(1, 0)).verdict.value == "certified"
+
+
+def test_rr_refuted(dp):
+    dp.assert_certified("rr-miscalibrated")
+'''
+EXACT_LINE = re.compile(r"evidence store (\S+): (\d+) of (\d+) proof\(s\) and (\d+) of (\d+) certificate\(s\) read back"
+                        r".*computed by this run (\S+)$")
+RR = "test_exact.py::test_rr_certified"
+COIN = "test_exact.py::test_coin_certified"
+
+
+def run_exact(pytester, *args: str):
+    result = pytester.runpytest_subprocess(*args)
+    result.assert_outcomes(passed=3, failed=2)  # the same outcomes, computed or read back
+    return result
+
+
+def exact_line(result) -> tuple[int, int, int, int, str]:
+    """(proofs read back, proofs, certificates read back, certificates, this run's id) from the summary."""
+    match = next(EXACT_LINE.search(line) for line in result.stdout.lines if EXACT_LINE.search(line))
+    return int(match.group(2)), int(match.group(3)), int(match.group(4)), int(match.group(5)), match.group(6)
+
+
+def exact_rows(result) -> dict[str, str | None]:
+    """Each proof's or certificate's node id -> the run it was read back from (None: computed now)."""
+    lines = result.stdout.lines
+    found: dict[str, str | None] = {}
+    for i, line in enumerate(lines):
+        if re.match(r"(proved|refuted|unknown|certified) +(proof|certificate) ", line):
+            stored = re.match(r"  from the evidence store: run (\S+) \(", lines[i + 1] if i + 1 < len(lines) else "")
+            found[line.rsplit("(", 1)[1].rstrip(")")] = stored.group(1) if stored else None
+    return found
+
+
+def failure(result, test: str) -> list[str]:
+    """The lines of ``test``'s failure section."""
+    lines = result.stdout.lines
+    start = next(i for i, line in enumerate(lines) if re.match(rf"_+ {test} _+$", line))
+    end = next(i for i in range(start + 1, len(lines)) if re.match(r"(_+ \w+ _+|=+ .* =+)$", lines[i]))
+    return lines[start + 1:end]
+
+
+def test_a_second_run_reads_back_the_proofs_and_the_certificates(pytester):
+    pytester.makepyfile(test_exact=EXACT)
+    first = run_exact(pytester)
+    assert exact_line(first)[:4] == (0, 2, 0, 3)
+    first_run = exact_line(first)[4]
+    folder = pytester.path / ".pytest_cache" / "d" / "dpaudit-evidence"
+    assert len(list(folder.glob("prove-*.json"))) == 2 and len(list(folder.glob("certify-*.json"))) == 3
+    second = run_exact(pytester)
+    assert exact_line(second)[:4] == (2, 2, 3, 3)
+    assert f"(computed by run {first_run})" in second.stdout.str()
+    assert set(exact_rows(second).values()) == {first_run}  # each row says which run computed it
+    assert "proved       proof             laplace  (test_exact.py::test_proof)" in second.stdout.lines
+
+
+def test_changing_one_samplers_constant_recertifies_that_sampler_only(pytester):
+    path = pytester.makepyfile(test_exact=EXACT)
+    first_run = exact_line(run_exact(pytester))[4]
+    path.write_text(EXACT.replace("RR_KEEP = 0.5", "RR_KEEP = 0.6"), encoding="utf-8")  # epsilon ln 4 > ln 3
+    second = pytester.runpytest_subprocess()
+    second.assert_outcomes(passed=2, failed=3)  # rr, recertified, is refuted now
+    assert exact_line(second)[:4] == (2, 2, 2, 3)
+    rows = exact_rows(second)
+    assert rows[RR] is None and rows[COIN] == first_run
+    assert "dpaudit: rr is refuted by exact path enumeration" in second.stdout.str()
+
+
+def test_fresh_recomputes_the_proofs_and_the_certificates(pytester):
+    pytester.makepyfile(test_exact=EXACT)
+    run_exact(pytester)
+    assert exact_line(run_exact(pytester, "--dp-fresh"))[:4] == (0, 2, 0, 3)
+    assert exact_line(run_exact(pytester))[:4] == (2, 2, 3, 3)  # the fresh results were kept
+
+
+def test_a_stored_refuted_certificate_or_proof_still_fails_with_the_same_message(pytester):
+    pytester.makepyfile(test_exact=EXACT)
+    first = run_exact(pytester)
+    first_run = exact_line(first)[4]
+    second = run_exact(pytester)
+    assert exact_line(second)[:4] == (2, 2, 3, 3)
+    for test in ("test_rr_refuted", "test_refuted_proof"):
+        computed, stored = failure(first, test), failure(second, test)
+        provenance = [line for line in stored if line.startswith("  evidence: ")]
+        assert len(provenance) == 1 and f"from the evidence store: run {first_run} (" in provenance[0]
+        assert "(a stored result fails as it did; --dp-fresh recomputes)" in provenance[0]
+        assert [line for line in stored if line not in provenance] == computed  # the same message, line for line
+    assert "dpaudit: rr-miscalibrated is refuted by exact path enumeration" in failure(second, "test_rr_refuted")
+    assert "  witness: output 0: P[. | 0] in [0.731059, 0.731059], P[. | 1] in [0.268941, 0.268941]" in \
+        failure(second, "test_rr_refuted")
