@@ -26,7 +26,6 @@ import importlib
 import io
 import re
 import shlex
-import sys
 import tokenize
 from pathlib import Path
 
@@ -84,16 +83,16 @@ def _expected_exit(comment: str) -> int:
 
 @pytest.fixture
 def small_budget(monkeypatch):
-    """Audits at ``SAMPLES`` per side: the default lowered, an explicit larger ``samples`` capped."""
-    module = importlib.import_module("dpaudit.auditor.audit")
-    real = module.audit
+    """Audits at ``SAMPLES`` per side: the default lowered, an explicit larger ``samples`` capped -- in
+    ``AuditConfig.build``, through which audit(), the CLI, the plugin and the report builder all go."""
+    config = importlib.import_module("dpaudit.auditor.config")
+    real = config.AuditConfig.build.__func__
 
-    def audit(*args, samples=None, **kwargs):
-        return real(*args, samples=None if samples is None else min(samples, SAMPLES), **kwargs)
+    def build(cls, target, samples=None, **options):
+        return real(cls, target, samples=None if samples is None else min(samples, SAMPLES), **options)
 
-    monkeypatch.setattr(module, "DEFAULT_SAMPLES", SAMPLES)
-    monkeypatch.setattr(dpaudit, "audit", audit)
-    monkeypatch.setattr(sys.modules["dpaudit.auditor"], "audit", audit)
+    monkeypatch.setattr(config, "DEFAULT_SAMPLES", SAMPLES)
+    monkeypatch.setattr(config.AuditConfig, "build", classmethod(build))
 
 
 def _plain_blocks() -> list[tuple[int, str]]:

@@ -168,11 +168,11 @@ def build_report(
         JSON-ready, valid against :func:`.model.load_schema`.
     """
     from ..auditor import (
-        audit,
         check_pair,
         fresh_seed,
         not_reproducible_suffix,
         parse_relation,
+        run_audit,
     )
     from ..targets import is_plain_callable, load_target, resolve
     from .checks import CHECKS, audit_checks, implementation_checks
@@ -196,9 +196,10 @@ def build_report(
     proof_section = _proof_section(mechanism, proof_timeout, epsilon is not None or delta is not None)
     tick("proof")
     audited, claim = (loaded, dict(epsilon=epsilon, delta=delta)) if is_plain_callable(loaded) else (mechanism, {})
-    audit_section, audit_result = _stage(lambda: audit(audited, **claim, samples=samples, seed=seed, confidence=confidence,
-                                            checks=audit_checks(skip), executor=executor, pair=pair, data=data,
-                                            neighbours=neighbours, curve=curve))
+    # the audit's configuration is built as audit(), the CLI and the plugin build theirs (AuditConfig.build)
+    audit_section, audit_result = _stage(lambda: run_audit(AuditConfig.build(
+        audited, **claim, samples=samples, seed=seed, confidence=confidence, checks=audit_checks(skip),
+        executor=executor, pair=pair, data=data, neighbours=neighbours, curve=curve)))
     tick("audit")
     audit_dict = audit_section["result"]
     certificate = certificate_section(mechanism, audit_result)  # the upper side of the bracket, where it exists
