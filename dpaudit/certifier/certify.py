@@ -492,12 +492,16 @@ def _decide(request: _Request, delta_at_claim: tuple[float, float] | None,
                                    f"<= {claim.delta:g} on the pairs enumerated ({bracket}){rounding}")
     why = f"; set aside: {reasons[0]}" if reasons else ""
     stopped = {law.stopped_by for law, _, _ in laws.values()} - {"complete", "tolerance"}
-    hint = (f"; the enumeration stopped at its {' and '.join(sorted(stopped))}" if stopped else
-            "; to close it, enumerate every path (tolerance=0, when the sampler's loops end) or state a delta")
+    if stopped:
+        hint = f"; the enumeration stopped at its {' and '.join(sorted(stopped))}"
+    elif reasons:  # what was set aside is the cause: more paths would not follow it
+        hint = ""
+    else:
+        hint = "; to close it, enumerate every path (tolerance=0, when the sampler's loops end) or state a delta"
     if claim.delta == 0 and not math.isinf(epsilon_up) and epsilon_up <= claim.epsilon * (1 + FLOAT_TOLERANCE):
         return Verdict.UNKNOWN, (f"the code is ({epsilon_up:.10g}, {delta_up:.3g})-DP on the pairs enumerated, but "
                                  f"pure {claim.epsilon:g}-DP needs the unexplored mass ({float(left):.3g}) closed"
                                  f"{why}{hint}")
-    shown_low, shown_up = delta_at_claim
-    return Verdict.UNKNOWN, (f"{bounded} at epsilon={claim.epsilon:g} lies in [{shown_low:.3g}, {shown_up:.3g}], which "
-                             f"contains the claimed {claim.delta:g}: unexplored mass {float(left):.3g}{why}{hint}")
+    return Verdict.UNKNOWN, (f"{bounded} at epsilon={claim.epsilon:g} (read with the claim's float rounding, "
+                             f"{FLOAT_TOLERANCE:g} relative) lies in [{low:.3g}, {up:.3g}], which contains the claimed "
+                             f"{claim.delta:g}: unexplored mass {float(left):.3g}{why}{hint}")

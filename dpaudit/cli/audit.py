@@ -146,12 +146,14 @@ def _bracket_lines(result: Any, certificate: Any, why: str) -> list[str]:
     there is none; nothing where certify does not apply."""
     if certificate is None:
         return [f"  bracket : none, the certification failed ({why})"] if why else []
-    verdict = f"certify: {certificate.verdict.value} for {certificate.claim}"
-    if certificate.epsilon_up == float("inf"):
-        return [f"  bracket : no finite certified upper bound within {CERTIFY_TIME_LIMIT:g} s per input (unexplored "
-                f"mass {certificate.unexplored:.3g}; {verdict})"]
+    verdict = f"certify: {certificate.verdict.value} for {certificate.claim}, {certificate.observed} observed"
+    if certificate.epsilon_up == float("inf") and not certificate.refuted:
+        stopped = {law.stopped_by for law in certificate.laws} - {"complete", "tolerance"}
+        limit = f" (stopped by the {' and '.join(sorted(stopped))})" if stopped else ""
+        return [f"  bracket : no finite certified upper bound{limit}: unexplored mass {certificate.unexplored:.3g} "
+                f"({verdict})"]
     return [f"  bracket : {certificate.bracket(result.epsilon_lower_bound)} -- audited >= "
-            f"{result.epsilon_lower_bound:.4f} at {result.confidence:g}; the upper end certified by exact path "
+            f"{result.epsilon_lower_bound:.4f} at {result.confidence:g}; certified by exact path "
             f"enumeration of the one-run sampler ({verdict})"]
 
 

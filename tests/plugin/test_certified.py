@@ -46,4 +46,4 @@ def test_assert_certified(pytester):
     assert "REFUTED: rr-miscalibrated against 0.5-DP (output observed)" in out
     assert "  witness: output 0: P[. | 0] in [0.731059, 0.731059]" in out
     assert "dpaudit: rr is refuted by exact path enumeration" in out
-    assert "dpaudit: geometric was not certified (unknown): the hockey-stick delta at epsilon=1 lies in" in out
+    assert "dpaudit: geometric was not certified (unknown): the hockey-stick delta at epsilon=1 (read with" in out
