@@ -99,13 +99,12 @@ def certify(
     started = time.monotonic()
     request = _request(target, pair, pairs, claim, epsilon, delta, observe, summarise, tolerance, time_limit,
                        max_paths, named)
-    inputs = list(dict.fromkeys(_hashable_input(x) for p in request.pairs for x in p))
-    originals = {_hashable_input(x): x for p in request.pairs for x in p}
+    inputs = _distinct_inputs(request.pairs)
     laws: dict[Any, tuple[Law, int, float]] = {}
-    for key in inputs:
-        laws[key] = _enumerate(request, originals[key])
-        _check_ran(request, originals[key], laws[key][0])
-    return _result(request, laws, time.monotonic() - started)
+    for key, data in inputs.items():
+        laws[key] = _enumerate(request, data)
+        _check_ran(request, data, laws[key][0])
+    return _result(request, inputs, laws, time.monotonic() - started)
 
 
 def _check_ran(request: _Request, data: Any, law: Law) -> None:
@@ -338,7 +337,7 @@ def _enumerate(request: _Request, data: Any) -> tuple[Law, int, float]:
     source = InstrumentedSource()
     helper_budget = Budget(tolerance=request.tolerance / 1000, max_paths=request.max_paths, deadline=deadline,
                            finish_paths=0)
-    summaries = Summaries(list(request.helpers), observe_draws=request.observe_draws, budget=helper_budget)
+    summaries = Summaries(observe_draws=request.observe_draws, budget=helper_budget)
     function = inspect.unwrap(getattr(request.sampler, "func", request.sampler))
     namespaces = _namespaces(function, request.helpers)
     wrapped = {id(h): summaries.wrap(h) for h in request.helpers}
@@ -391,7 +390,8 @@ def _input_law(data: Any, law: Law, summary_paths: int, seconds: float) -> Input
     )
 
 
-def _result(request: _Request, laws: dict[Any, tuple[Law, int, float]], seconds: float) -> CertifyResult:
+def _result(request: _Request, inputs: dict[Any, Any], laws: dict[Any, tuple[Law, int, float]],
+            seconds: float) -> CertifyResult:
     epsilon_low, epsilon_up, delta_up = 0.0, 0.0, 0.0
     delta_at_claim: tuple[float, float] | None = None
     delta_at_slack: tuple[float, float] | None = None
@@ -435,18 +435,19 @@ def _result(request: _Request, laws: dict[Any, tuple[Law, int, float]], seconds:
         delta_up=delta_up,
         delta_at_claim=delta_at_claim,
         observed="output and number of draws" if request.observe_draws else "output",
-        laws=tuple(_input_law(x, *laws[_hashable_input(x)]) for x in _distinct_inputs(request.pairs)),
+        laws=tuple(_input_law(data, *laws[key]) for key, data in inputs.items()),
         witness=witness,
         seconds=seconds,
     )
 
 
-def _distinct_inputs(pairs: tuple[tuple[Any, Any], ...]) -> list[Any]:
+def _distinct_inputs(pairs: tuple[tuple[Any, Any], ...]) -> dict[Any, Any]:
+    """The inputs of the pairs, each once (keyed by :func:`_hashable_input`), in their order."""
     seen: dict[Any, Any] = {}
     for pair in pairs:
         for x in pair:
             seen.setdefault(_hashable_input(x), x)
-    return list(seen.values())
+    return seen
 
 
 def _interval(law: Law, outcome: Any) -> tuple[float, float]:

@@ -60,13 +60,13 @@ class _Analysis:
 def _analyse(code: types.CodeType) -> _Analysis | None:
     if code.co_flags & _GENERATOR_FLAGS or _OPAQUE_NAMES & set(code.co_names):
         return None
-    if any(ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") for ins in dis.get_instructions(code)):
-        return None  # the function changes module state: its frame does not show the whole state
     if getattr(code, "co_exceptiontable", b""):
         return None
     instructions = list(dis.get_instructions(code))
     if not instructions:
         return None
+    if any(ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") for ins in instructions):
+        return None  # the function changes module state: its frame does not show the whole state
     index = {ins.offset: i for i, ins in enumerate(instructions)}
     successors: list[list[tuple[int, bool]]] = []
     for i, ins in enumerate(instructions):

@@ -93,8 +93,6 @@ def plain_output(value: Any, where: str = "the output") -> Hashable:
     if isinstance(value, dict):
         return tuple(sorted((plain_output(k, where), plain_output(v, where)) for k, v in value.items()))
     if hasattr(value, "dtype") and hasattr(value, "tolist"):
-        if getattr(value, "dtype", None) is not None and value.dtype == object:
-            return plain_output(value.tolist(), where)
         return plain_output(value.tolist(), where)
     raise Unsupported(f"{where} is a {type(value).__name__}, which certify cannot compare: return numbers, "
                       "strings or tuples of them")
@@ -176,8 +174,7 @@ class Summaries:
     must be a function of its arguments and draws (the assumption of the whole enumeration).
     """
 
-    def __init__(self, helpers: list[Callable[..., Any]], *, observe_draws: bool, budget: Budget) -> None:
-        self.helpers = helpers
+    def __init__(self, *, observe_draws: bool, budget: Budget) -> None:
         self.observe_draws = observe_draws
         self.budget = budget
         self.laws: dict[Hashable, Law | None] = {}
@@ -291,8 +288,7 @@ def enumerate_law(
         _, _, node, extra, q = heapq.heappop(frontier)
         carrier, start = nodes.carriers[node]
         nodes.current_weight = nodes.weights[node] * float(q)
-        run = Run(carrier + extra, start_point=start, nodes=nodes, summaries=summaries,
-                  observe_draws=observe_draws)
+        run = Run(carrier + extra, start_point=start, nodes=nodes, observe_draws=observe_draws)
         paths += 1
         try:
             value = run.execute(function, args, finish)

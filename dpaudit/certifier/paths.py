@@ -95,14 +95,12 @@ class Run:
         *,
         start_point: int,
         nodes: Any,
-        summaries: Any,
         observe_draws: bool,
     ) -> None:
         self.decisions = decisions
         self.position = 0
         self.start_point = start_point
         self.nodes = nodes
-        self.summaries = summaries
         self.observe_draws = observe_draws
         self.draws: list[Draw] = []
         self.intervals: list[list[int]] = []
@@ -123,14 +121,6 @@ class Run:
             return finish(function(*args))
         finally:
             _RUNS.pop()
-
-    @property
-    def probability(self) -> Fraction:
-        """The conditional probability of the decisions taken beyond ``start_point`` (the whole prefix)."""
-        result = Fraction(1)
-        for decision in self.decisions:
-            result *= decision.probability
-        return result
 
     # -- draws and their intervals -----------------------------------------------------------------
     def new_draw(self, size: int, label: str, caller: types.FrameType | None, event: tuple) -> Draw:

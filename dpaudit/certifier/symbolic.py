@@ -24,6 +24,7 @@ import math
 import numbers
 import operator
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 __all__ = ["Draw", "Symbolic", "Unsupported", "is_symbolic"]
@@ -303,20 +304,14 @@ class Symbolic:
     @property
     def numerator(self) -> int:
         """For ``Fraction(value)``: the value made concrete, then its numerator (a continuous one is refused)."""
-        return _fraction(self.concrete("a Fraction")).numerator
+        return Fraction(self.concrete("a Fraction")).numerator
 
     @property
     def denominator(self) -> int:
-        return _fraction(self.concrete("a Fraction")).denominator
+        return Fraction(self.concrete("a Fraction")).denominator
 
     def __repr__(self) -> str:
         return f"<{self.text}>"
-
-
-def _fraction(value: Any) -> Any:
-    from fractions import Fraction
-
-    return Fraction(value)
 
 
 # Fraction(rng.randrange(t), t), as the CKS reference code writes it, reads numerator and denominator

@@ -110,7 +110,7 @@ def test_a_try_block_gives_no_key():
 
 def _law(function, data=None):
     """The exact law of ``function(data, rng)`` on an instrumented source (no summaries, tight budget)."""
-    summaries = Summaries([], observe_draws=False, budget=Budget())
+    summaries = Summaries(observe_draws=False, budget=Budget())
     return enumerate_law(function, (data, InstrumentedSource()), summaries=summaries, observe_draws=False,
                          budget=Budget(tolerance=Fraction(0)))
 
