@@ -137,9 +137,9 @@ def _request(target: Any, pair: Any, pairs: Any, claim: Any, epsilon: Any, delta
     if observe not in OBSERVED:
         raise InvalidArgument(f"observe={observe!r} must be one of {', '.join(map(repr, OBSERVED))}")
     if not (isinstance(tolerance, (int, float)) and 0 <= tolerance < 1):
-        raise InvalidArgument(f"tolerance={tolerance!r} must be a number in [0, 1)")
-    if not (isinstance(time_limit, (int, float)) and time_limit > 0):
-        raise InvalidArgument(f"time_limit={time_limit!r} must be a positive number of seconds")
+        raise InvalidArgument(f"tolerance={tolerance!r} must be a number in [0, 1) (the unexplored mass to stop at)")
+    if not (isinstance(time_limit, (int, float)) and math.isfinite(time_limit) and time_limit > 0):
+        raise InvalidArgument(f"time_limit={time_limit!r} must be a positive finite number of seconds")
     if not (isinstance(max_paths, int) and max_paths > 0):
         raise InvalidArgument(f"max_paths={max_paths!r} must be a positive integer")
     loaded = load_target(target)

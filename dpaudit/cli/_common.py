@@ -186,7 +186,8 @@ _KEYWORD_OPTIONS = {
     "search_samples": "--search-samples", "seed": "--seed", "confidence": "--confidence",
     "verdict_confidence": "--verdict-confidence", "method": "--method", "executor": "--executor",
     "workers": "--workers", "checkpoint": "--checkpoint", "d_in": "--d-in", "time_limit": "--time-limit",
-    "connect_timeout": "--connect-timeout", "time_budget": "--time-budget",
+    "connect_timeout": "--connect-timeout", "time_budget": "--time-budget", "tolerance": "--tolerance",
+    "max_paths": "--max-paths", "observe": "--observe",
 }
 """The keywords of the Python API (how dpaudit's messages name an argument) and the options that give them on the
 command line.  The messages are written once, in the API's words; the CLI says them in its own (:func:`options_hint`)."""

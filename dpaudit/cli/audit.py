@@ -29,7 +29,7 @@ from ..auditor import (
 from ..errors import MechanismError, TimeLimitExceeded
 from ..evidence import Evidence, EvidenceStore, RunStamp, recall_audit
 from ..mechanisms import RANDOMNESS
-from ..reports import CERTIFY_TIME_LIMIT, certify_audited
+from ..reports import certify_audited
 from ._claims import claim_flags, claim_options, restated_claim
 from ._common import (
     EXIT_BAD_INPUT,
