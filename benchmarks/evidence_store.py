@@ -4,7 +4,7 @@ Copies ``examples/ci_project`` to a temporary folder and runs its test suite wit
 default budget unless ``--samples`` is given) four times:
 
 1. an empty store: every audit computed;
-2. nothing changed: every audit read back (issue 28 asks for <= 10 % of run 1's audit time, with the
+2. nothing changed: every audit read back (the goal is <= 10 % of run 1's audit time, with the
    same verdicts);
 3. one constant of ``buggy_count`` changed: that audit alone recomputed;
 4. ``--dp-seed`` changed: every audit recomputed.

@@ -37,11 +37,11 @@ Why two levels.  A mechanism whose claim is tight has an event whose log-ratio *
 lower bound at 0.95 lands above the claim in up to 5 % of audits: a red CI build on correct code
 one run in twenty.  Taking the verdict at 0.999 caps that at one in a thousand (measured by
 ``benchmarks/validity.py``), while the estimate keeps the tightness of the 0.95 bound (but for the
-fifth of alpha kept for extension looks, which moves its last planned look's z from 1.95 to 2.04 at
-N = 10^6).  The price is in the verdict's power: the gap of the joint bound to the truth on Laplace's oracle event at
-epsilon = 1, about z sqrt(2 e^eps / N) at the last planned look, grows with the normal quantile of
-that look's alpha, z = 2.04 -> 3.34 at N = 10^6 (gap 0.0048 -> 0.0078) and 2.00 -> 3.32 at
-N = 5 000 (0.066 -> 0.109).  A single stricter level would serve the verdict but loosen every reported
+fifth of alpha kept for extension looks and the eighth the earlier looks spend, which move its last
+planned look's z from 1.64 to 1.81, :mod:`.sequential`).  The price is in the verdict's power: the
+gap of the joint bound to the truth on Laplace's oracle event at epsilon = 1, about z sqrt(2 e^eps /
+N) at the last planned look, grows with the normal quantile of that look's alpha, z = 1.81 -> 3.19
+(gap 0.0042 -> 0.0074 at N = 10^6, 0.060 -> 0.105 at N = 5 000).  A single stricter level would serve the verdict but loosen every reported
 estimate; a single 0.95 level keeps the false alarms.
 An estimate above the claim whose verdict-level bound is not is reported as exactly that -- "not
 significant", a pass with both numbers -- rather than as a bare violation.
@@ -244,7 +244,9 @@ def _timed_out(checked: Verification, looks: Schedule, store: Checkpoint | None,
         return None
     done = (f"the last complete look was look {checked.look} of {looks.planned} ({checked.samples_used} samples per "
             "side)" if checked.look else "no look was complete")
-    kept = f"; the checkpoint {str(store.path)!r} keeps the finished chunks" if store is not None else ""
+    kept = (f"; the checkpoint {str(store.path)!r} keeps the finished chunks: rerun with it to resume"
+            if store is not None else "; no checkpoint was given, so a rerun starts again (a checkpoint file keeps "
+            "finished chunks for a resume)")
     return f"{why}; {done}{kept}"
 
 

@@ -10,10 +10,12 @@ data and however early the audit stops.  The split, for either level (written fo
    between its two samples; the approximate-DP verification spends the rest, (1 - PDP_SHARE) x alpha.
    Union bound over the two tests: P[either errs] <= PDP_SHARE alpha + (1 - PDP_SHARE) alpha = alpha.
    When the test finds no set it spends nothing and the verification keeps all of alpha.
-2. **Looks** (:mod:`.sequential`): the verification's alpha is spent over its looks in proportion to
-   their sizes, alpha_j = alpha n_j / sum n_i, with ``EXTENSION_SHARE`` of it set aside for the
-   extension looks at 2N and 4N; futility stops use ``FUTILITY_SHARE`` x alpha_j on upper bounds (they
-   can only cost power).  Bonferroni over the looks: sum_j alpha_j = alpha under any stopping rule.
+2. **Looks** (:mod:`.sequential`): the verification's alpha is spent over its looks by the power
+   spending function A(t) = alpha t^3 of the information fraction t_j = n_j / N (Kim & DeMets 1987;
+   close to O'Brien-Fleming), alpha_j = A(t_j) - A(t_(j-1)), so the last planned look keeps 7/8 of
+   it, with ``EXTENSION_SHARE`` set aside for the extension looks at 2N and 4N; futility stops use
+   ``FUTILITY_SHARE`` x alpha, spent in proportion to the look sizes, on upper bounds (they can only
+   cost power).  Bonferroni over the looks: sum_j alpha_j = alpha under any stopping rule.
 3. **Candidates**: each look's alpha_j is split evenly over the C verified events (Bonferroni), so a
    candidate's bound at look j is taken at 1 - alpha_j / C.  The implementation and algorithmic scopes
    (:mod:`.scopes`) are maxima over the same C candidates, covered by the same split.

@@ -133,7 +133,7 @@ def _bound_rule(e: Evidence) -> tuple[Verdict, str]:
         return Verdict.UNDERPOWERED, (
             f"no violation found before the time limit ({e.timed_out}): the looks that were complete support no "
             f"verdict, only the bound {e.verdict_bound:.4g} at the verdict's confidence {e.verdict_confidence:g}; "
-            f"give it more time, or rerun with the same checkpoint to resume{marginal}"
+            f"give it more time{marginal}"
         )
     if e.reach < REACH_FRACTION * epsilon:
         return Verdict.UNDERPOWERED, (

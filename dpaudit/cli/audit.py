@@ -270,6 +270,9 @@ def audit(target: str, **given: Any) -> None:
         sys.exit(EXIT_UNKNOWN)
     for problem in evidence.problems:  # an ignored store file, a failed write: one line each
         click.echo(problem, err=True)
+    if given["store"] is not None and given["seed"] is None and not given["as_json"]:
+        click.echo(f"dpaudit: --store without --seed: this run's drawn seed {config.seed} is part of the key, so only a "
+                   f"rerun with --seed {config.seed} reads it back", err=True)
     result = evidence.result
     # The certified side of the bracket (a Mechanism with a one-run sampler only); never changes the verdict.
     certificate, why = certify_audited(config.target, result)

@@ -29,8 +29,7 @@ The code keeps the shape an enumerator can summarise: helpers are pure module-le
 result depends only on the arguments and the draws), each helper call is the whole right-hand side
 of an assignment, and each loop is ``while True:`` whose iterations carry only a small state (a
 counter, the outputs so far) and return from inside.  A helper's law is then one table per argument
-tuple (Markov chain over the loop state), which is what makes exact enumeration tractable (issue 25;
-NOTES.md Part 3).
+tuple (Markov chain over the loop state), which is what makes exact enumeration tractable.
 
 Each catalogue entry with a discrete output attaches its own one-run sampler (``Mechanism.one_run``)
 built from these helpers with the parameters its vectorised sampler uses (the same rationals, read by

@@ -71,7 +71,7 @@ def test_an_estimate_above_a_tight_claim_passes_with_both_bounds_printed():
             "--executor", "in-process"]
     result = run(*args)
     assert result.exit_code == 0, result.output
-    assert "epsilon >= 1.0181 with confidence 0.95 (joint bound; the estimate)" in result.output
+    assert "epsilon >= 1.0024 with confidence 0.95 (joint bound; the estimate)" in result.output
     assert "verdict : epsilon >= 0.9713 with confidence 0.999, <= claimed 1" in result.output
     assert "not significant" in result.output
     strict = run(*args, "--verdict-confidence", "0.95", "--json")

@@ -30,7 +30,7 @@ CONFIDENCE = 1 - 1e-6
 BUDGET = dict(samples=20_000, confidence=CONFIDENCE, executor="in-process")
 
 
-def f(data, n, rng):  # the function, verbatim
+def f(data, n, rng):  # a user's function, verbatim
     return np.rint((sum(data) + rng.laplace(0, 1.0, size=n)) * 2**16) / 2**16
 
 
@@ -107,7 +107,7 @@ def test_data_keeps_the_users_array_type():
 
 
 def test_a_search_that_cannot_start_says_which_argument_to_give():
-    with pytest.raises(MechanismError) as caught:  # the TypeError from inside, now with the way out
+    with pytest.raises(MechanismError) as caught:  # the TypeError from inside, now with the way out
         dpaudit.audit(f, epsilon=1.0, **BUDGET)
     message = str(caught.value)
     assert "\n" not in message and "'float' object is not iterable" in message

@@ -18,8 +18,12 @@ def test_schedule_doubles_and_spends_alpha_exactly():
     plan = schedule(10**6, 0.95)
     assert plan.sizes == (62_500, 125_000, 250_000, 500_000, 1_000_000, 2_000_000, 4_000_000) and plan.planned == 5
     assert math.isclose(sum(plan.alphas), 0.05)
-    assert plan.alphas[4] == pytest.approx(0.05 * 0.8 * 16 / 31)  # planned looks: 1 - EXTENSION_SHARE
-    assert plan.alphas[6] == pytest.approx(0.05 * 0.2 * 2 / 3)  # extension looks: EXTENSION_SHARE
+    # Planned looks: 1 - EXTENSION_SHARE, spent by alpha t^3 at t = 1/16, 1/8, 1/4, 1/2, 1.
+    spent = [0.0] + [t**3 for t in (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0)]
+    for j in range(5):
+        assert plan.alphas[j] == pytest.approx(0.05 * 0.8 * (spent[j + 1] - spent[j]))
+    assert plan.alphas[4] == pytest.approx(0.05 * 0.8 * 7 / 8)  # the last planned look keeps 7/8 of its share
+    assert plan.alphas[6] == pytest.approx(0.05 * 0.2 * 2 / 3)  # extension looks: EXTENSION_SHARE, by size
     assert plan.increments() == [62_500, 62_500, 125_000, 250_000, 500_000, 1_000_000, 2_000_000]
     single = schedule(10**6, 0.95, early_stopping=False)
     assert single.sizes == (10**6,) and single.alphas == (pytest.approx(0.05),)
@@ -32,7 +36,9 @@ def test_the_verdicts_alpha_is_spent_over_the_same_looks():
     plan = schedule(10**6, 0.95, verdict_confidence=0.999)
     assert math.isclose(sum(plan.verdict_alphas), 0.001)
     assert all(math.isclose(v / a, 0.001 / 0.05) for v, a in zip(plan.verdict_alphas, plan.alphas))
-    assert plan.futility_alphas == tuple(0.2 * a for a in plan.alphas)  # futility stays with the estimate
+    # Futility spends 0.2 x the estimate's alpha in proportion to the look sizes.
+    assert math.isclose(sum(plan.futility_alphas), 0.2 * 0.05)
+    assert plan.futility_alphas[4] == pytest.approx(0.2 * 0.05 * 0.8 * 16 / 31)
 
 
 def test_upper_bound_mirrors_the_lower_bound():

@@ -1,4 +1,4 @@
-"""``time_limit=`` / ``--time-limit`` (issue 27, item 2): at the limit the audit stops at its last complete look and
+"""``time_limit=`` / ``--time-limit``: at the limit the audit stops at its last complete look and
 reports what that look supports -- the violation it decided, else underpowered, never a pass it did not reach --
 keeps the checkpoint, and names the data and seed of the chunk in flight (where a call that hangs hangs).
 
@@ -60,7 +60,8 @@ def test_a_5_s_limit_on_a_60_s_audit_returns_within_10_s_with_what_its_looks_sup
     # supported.
     assert result.verdict is Verdict.UNDERPOWERED
     assert result.reason.startswith("no violation found before the time limit (the time limit of 5 s passed with ")
-    assert "in flight (seed 1, spawn key " in result.reason and "the checkpoint" in result.reason
+    assert "in flight (seed 1, spawn key " in result.reason
+    assert "keeps the finished chunks: rerun with it to resume" in result.reason
     stopping = result.stopping
     assert 1 <= stopping.stopped_at < stopping.planned_looks and stopping.reason.startswith("time limit: ")
     assert f"stopped at look {stopping.stopped_at}, the last complete one" in stopping.reason
@@ -69,6 +70,17 @@ def test_a_5_s_limit_on_a_60_s_audit_returns_within_10_s_with_what_its_looks_sup
     # The checkpoint keeps the work finished (the search at least), and resumes the same audit.
     saved = json.loads((slow / "ck.json").read_text())
     assert saved["search"] is not None and saved["fingerprint"]["seed"] == 1
+
+
+def test_without_a_checkpoint_the_command_line_says_a_rerun_starts_again(slow):
+    from dpaudit.cli import main
+
+    command = "audit slow.py:slow_bit --epsilon 1 --a 1 --b 0 --samples 60000 --search-samples 100 --seed 1 " \
+              "--time-limit 3 --executor in-process"
+    result = CliRunner().invoke(main, shlex.split(command))
+    assert result.exit_code == 3, result.output
+    assert "no checkpoint was given, so a rerun starts again" in result.output
+    assert "rerun with it to resume" not in result.output
 
 
 def test_a_violation_decided_before_the_limit_stands(slow):

@@ -4,7 +4,7 @@ Figures are exact, from :mod:`tests.certifier.oracle` (never from the certifier)
 comparison ``random() < p`` (m = ceil(p 2^53) of the 2^53 points, NOTES.md Part 3), the discrete Laplace and
 Gaussian pmfs of CKS20, the law of CPython's ``random.choices``, the joint (output, draws) law of the
 geometric by trials.  Samplers are plain functions in :mod:`tests.certifier.samplers`.  Each certification
-must finish in under 30 s (the issue's bound); together they take a few seconds.
+must finish in under 30 s (the required bound); together they take a few seconds.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from . import oracle, samplers
 from .checks import assert_claim_bracket_sound, assert_epsilon_sound, assert_intervals_contain
 from .oracle import GRID, MP
 
-SECONDS = 30.0  # the issue's bound per certification
+SECONDS = 30.0  # the required bound per certification
 RELATIVE = 1e-9  # epsilon_up within this of the exact epsilon (relative)
 
 

@@ -1,4 +1,4 @@
-"""``dpaudit audit ... --store DIR``: the plugin's evidence store from the command line (issue 28)."""
+"""``dpaudit audit ... --store DIR``: the plugin's evidence store from the command line."""
 
 from __future__ import annotations
 
@@ -48,3 +48,13 @@ def test_a_store_that_is_a_file_is_refused_before_any_work(tmp_path):
     result = CliRunner().invoke(main, [*AUDIT, "--store", str(blocker)])
     assert result.exit_code == 2
     assert result.stderr.strip().startswith("dpaudit: error: --store=") and "is a file, not a folder" in result.stderr
+
+
+def test_a_store_without_a_seed_says_which_seed_reads_it_back(tmp_path):
+    store = str(tmp_path / "evidence")
+    first = CliRunner().invoke(main, ["audit", "laplace", "--samples", "2000", "--store", store])  # a drawn seed
+    (line,) = [x for x in first.stderr.splitlines() if "--store without --seed" in x]
+    seed = line.split("only a rerun with --seed ")[1].split()[0]
+    assert f"--seed {seed}" in first.stdout  # the same seed as the reproduce line
+    again = CliRunner().invoke(main, ["audit", "laplace", "--samples", "2000", "--store", store, "--seed", seed])
+    assert again.output.startswith("dpaudit: from the evidence store: run ") and again.exit_code == first.exit_code

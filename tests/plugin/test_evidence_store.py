@@ -1,4 +1,4 @@
-"""The evidence store from the user's side (issue 28): examples/ci_project run twice, changed, re-seeded,
+"""The evidence store from the user's side: examples/ci_project run twice, changed, re-seeded,
 upgraded, its store deleted or truncated; each test runs pytest as a CI job would and reads its lines.
 
 The project is copied into pytester's folder; its audits run at ``--dp-samples=20000`` (the buggy

@@ -68,11 +68,10 @@ def test_brute_force_reachability_sees_the_lattice():
 def test_box_muller_near_its_largest_claim_reaches_about_8_with_10_5_samples():
     # 95 000 verification + 5 000 search outputs per side.  The impossible-output mass at eps = 0.99 is
     # m = 0.165 (benchmarks/leaks.py), so the expected bound is ln(m 95 000 / ln(2 / alpha_last)) with
-    # alpha_last = 0.05 x 0.8 x 16/31 / 2 = 0.0103 (the last planned look's share, a fifth of alpha kept
-    # for extension looks, Bonferroni over the two verified candidates: the lattice event and the
-    # algorithmic one, dpaudit/auditor/scopes.py): ln(15 675 / 5.27) = 8.00 (8.17 with one candidate
-    # and no extension share).  ln k_a moves by about 1 / sqrt(15 700) = 0.008 from seed to seed: 7.9
-    # is 12 such steps below.
+    # alpha_last = 0.05 x 0.8 x 7/8 / 2 = 0.0175 (the last planned look's share, dpaudit/auditor/
+    # sequential.py, Bonferroni over the two verified candidates: the lattice event and the
+    # algorithmic one, dpaudit/auditor/scopes.py): ln(15 675 / 4.74) = 8.10.  ln k_a moves by about
+    # 1 / sqrt(15 700) = 0.008 from seed to seed: 7.9 is 25 such steps below.
     from dpaudit.mechanisms.catalogue.flawed.floating_point import gaussian_box_muller
 
     result = dpaudit.audit(gaussian_box_muller(epsilon=0.99), samples=95_000, search_samples=5_000, seed=1,
