@@ -67,7 +67,7 @@ import numpy as np
 
 from .._codec import from_json, to_json
 from ..claims import Claim
-from ..errors import InvalidArgument, MechanismError, TimeLimitExceeded
+from ..errors import ExecutorLost, InvalidArgument, MechanismError, TimeLimitExceeded
 from ..mechanisms.base import Mechanism
 from ..targets import is_plain_callable, load_target, resolve
 from . import bounds
@@ -227,14 +227,14 @@ def run_audit(config: AuditConfig) -> AuditResult:
     return readable(result) if setup.channels else result
 
 
-def _before_any_look(stopped: TimeLimitReached, store: Checkpoint | None) -> str:
+def _before_any_look(stopped: TimeLimitReached, store: Checkpoint) -> str:
     """The one line of a time limit passed before the verification's first look: no look, no verdict."""
-    kept = f"; the checkpoint {str(store.path)!r} keeps the work finished" if store is not None else ""
+    kept = f"; the checkpoint {str(store.path)!r} keeps the work finished" if store.path is not None else ""
     return (f"{stopped.describe()}, before the verification's first look (the search stage): no look supports a "
             f"verdict; raise time_limit= or lower search_samples={kept}")
 
 
-def _timed_out(checked: Verification, looks: Schedule, store: Checkpoint | None, empirical: EmpiricalCurve | None,
+def _timed_out(checked: Verification, looks: Schedule, store: Checkpoint, empirical: EmpiricalCurve | None,
                setup: Setup) -> str | None:
     """Why the time limit left the verdict without the looks it needed (:class:`.decision.Evidence`), or None."""
     why = checked.timed_out
@@ -244,7 +244,7 @@ def _timed_out(checked: Verification, looks: Schedule, store: Checkpoint | None,
         return None
     done = (f"the last complete look was look {checked.look} of {looks.planned} ({checked.samples_used} samples per "
             "side)" if checked.look else "no look was complete")
-    kept = f"; the checkpoint {str(store.path)!r} keeps the finished chunks" if store is not None else ""
+    kept = f"; the checkpoint {str(store.path)!r} keeps the finished chunks" if store.path is not None else ""
     return f"{why}; {done}{kept}"
 
 
@@ -309,14 +309,15 @@ def _pick_method(method: str, delta: float) -> str:
 
 @dataclass
 class _Session:
-    """Where the draws run and what keeps them: the executor, the checkpoint file and the progress bar."""
+    """Where the draws run and what keeps them: the executor, the checkpoint (its file, or memory) and the progress
+    bar."""
 
     config: AuditConfig
     setup: Setup
     runner: Any
     ref: Any
     ship_note: str | None
-    store: Checkpoint | None
+    store: Checkpoint
     bar: Progress
     n_search: int
     deadline: Deadline | None = None
@@ -337,9 +338,13 @@ class _Session:
 @contextmanager
 def _session(config: AuditConfig, setup: Setup, deadline: Deadline | None = None) -> Iterator[_Session]:
     """Open the executor, the checkpoint and the progress bar; close the bar and an executor made here (abandoning
-    the chunks still running once the time limit has passed)."""
+    the chunks still running once the time limit has passed).
+
+    Without a checkpoint file the finished work is kept in memory; an executor failing midway
+    (:class:`~dpaudit.errors.ExecutorLost`) has it written to a file (:meth:`Checkpoint.keep`), named with the fault.
+    """
     n_search = search_budget(config.samples) if config.search_samples is None else config.search_samples
-    store = None if config.checkpoint is None else Checkpoint(config.checkpoint, _fingerprint(config, setup, n_search))
+    store = Checkpoint(config.checkpoint, _fingerprint(config, setup, n_search))
     runner = make_executor(config.executor, config.workers, connect_timeout=config.connect_timeout)
     ref, ship_note = (None, None) if isinstance(runner, (InProcess, Threads)) else ship(setup.as_given, config.target)
     if ref is not None and setup.channels:
@@ -348,12 +353,27 @@ def _session(config: AuditConfig, setup: Setup, deadline: Deadline | None = None
     session = _Session(config, setup, runner, ref, ship_note, store, bar, n_search, deadline)
     try:
         yield session
+    except ExecutorLost as lost:
+        kept = store.keep()
+        raise ExecutorLost(f"{lost}; {_kept(store, kept)}", kept) from None
     finally:
         bar.close()
         if runner is not config.executor:
             expired = session.draws is not None and session.draws.expired is not None
             abandon = getattr(runner, "abandon", None) if expired else None
             (abandon or runner.close)()
+
+
+def _kept(store: Checkpoint, path: str | None) -> str:
+    """What the checkpoint keeps after the executor failed midway, and how the same audit resumes from it."""
+    kept = (["the search stage"] if store.search is not None else []) + (
+        [f"{store.finished_chunks} finished chunks"] if store.finished_chunks else [])
+    if path is None:
+        return ("no work was finished to keep" if not kept else
+                f"{' and '.join(kept)} could not be kept: no checkpoint file could be written") + "; rerun to start again"
+    if not kept:
+        return f"no work was finished yet (the same audit with checkpoint={path!r} starts again)"
+    return f"the checkpoint {path!r} keeps {' and '.join(kept)} (the same audit with checkpoint={path!r} resumes)"
 
 
 def _rows(config: AuditConfig, setup: Setup, n_search: int) -> int:
@@ -444,7 +464,7 @@ def search(config: AuditConfig, setup: Setup, session: _Session, draws: Draws) -
     # Which events speak of the implementation only (the probe fixed the output's columns).
     implementation = implementation_only(side_channel_reader(draws.coding, setup.channels))
     store = session.store
-    if store is not None and store.search is not None:
+    if store.search is not None:
         outcome, chosen = outcome_from_record(store.search, setup.mechanism.noise)
         session.bar.advance(2 * outcome.samples)
         return Searched(outcome, chosen, implementation)
@@ -452,8 +472,7 @@ def search(config: AuditConfig, setup: Setup, session: _Session, draws: Draws) -
     # The best leak-family and own-family events are both verified (:mod:`.scopes`).
     chosen = [replace(s, event=labelled(s.event, draws.coding))
               for s in with_both_scopes(outcome.found, _distinct(outcome.found, config.candidates), implementation)]
-    if store is not None:
-        store.set_search(search_record(outcome, chosen))
+    store.set_search(search_record(outcome, chosen))
     return Searched(outcome, chosen, implementation)
 
 
@@ -488,7 +507,7 @@ def _findings(config: AuditConfig, setup: Setup, searched: Searched, session: _S
                if certified.estimate_refutes else "")
             + certified.finding(claim, *levels).reason)
     setup.notes.extend(searched.outcome.notes)
-    if session.store is not None and session.store.note:
+    if session.store.note:
         setup.notes.append(session.store.note)
     if "sensitivity" in config.checks:
         finding, note = sensitivity_finding(setup.mechanism)
@@ -614,8 +633,8 @@ def _run_info(session: _Session, draws: Draws) -> RunInfo:
     """How the audit ran, which does not change its outcome (``AuditResult.run``)."""
     runner, store = session.runner, session.store
     return RunInfo(executor=runner.name, workers=int(getattr(runner, "workers", 1)),
-                   checkpoint=None if store is None else str(store.path),
-                   resumed_chunks=0 if store is None else store.resumed_chunks,
+                   checkpoint=None if store.path is None else str(store.path),
+                   resumed_chunks=store.resumed_chunks,
                    note=_run_note(runner, session.ship_note), draws=draws.draws,
                    batching=getattr(session.setup.mechanism.sampler, "batching", None))
 
