@@ -24,6 +24,13 @@ process workers cannot be used -- a mechanism that cannot be shipped, Python run
 instead, in threads for ``thread_safe`` mechanisms on several cores, else one after another, and
 the executor's ``ran_locally`` / ``note`` say so (the audit puts it in ``AuditResult.run``); the
 results do not change.
+
+On Dask each chunk is one task.  A worker lost mid-audit (killed, crashed) takes only the chunks it was running,
+which the scheduler runs again on the others: same seeds, same results.  The faults Dask does not get past -- a
+chunk whose workers die each of the ``distributed.scheduler.allowed-failures`` + 1 times it is tried (past their
+memory limit, say), a scheduler lost midway -- raise :class:`~dpaudit.errors.ExecutorLost` in one line naming the
+fault, once the chunks finished beside it are handed over; the audit keeps those in its checkpoint
+(:meth:`.checkpoint.Checkpoint.keep`) and says how to resume.
 """
 
 from __future__ import annotations
@@ -359,9 +366,9 @@ class DaskExecutor:
         where = f"executor={self.name!r}: "
         if isinstance(exc, KilledWorker) and task is not None:
             limit = getattr(exc.last_worker, "memory_limit", None)
-            memory = f"past its memory limit of {_bytes(limit)}" if limit else "past its memory limit"
+            why = f"killed past its memory limit of {_bytes(limit)}, or crashed" if limit else "crashed, or killed"
             return (f"{where}the worker running a chunk died each of the {exc.allowed_failures + 1} times it was tried "
-                    f"(killed {memory}, or crashed): the chunk of {task.describe()}")
+                    f"({why}): the chunk of {task.describe()}")
         return f"{where}the scheduler was lost midway, with {in_flight} chunks in flight ({type(exc).__name__})"
 
     def close(self) -> None:
@@ -376,14 +383,16 @@ class DaskExecutor:
 
 def _dask_faults() -> tuple[type[BaseException], ...]:
     """What a Dask future raises for a fault of the cluster, not of the chunk: the mechanism's own errors reach here
-    as MechanismError, so an OSError (a connection closed), a cancelled future (the scheduler's connection lost) or a
-    timeout is the cluster's."""
+    as MechanismError, so an OSError (a connection closed), a cancelled future (the scheduler's connection lost), a
+    client closed (it could not reconnect) or a timeout is the cluster's."""
     import asyncio
     import concurrent.futures
 
+    from distributed.client import ClosedClientError
     from distributed.scheduler import KilledWorker
 
-    return KilledWorker, OSError, TimeoutError, asyncio.CancelledError, concurrent.futures.CancelledError
+    return (KilledWorker, ClosedClientError, OSError, TimeoutError, asyncio.CancelledError,
+            concurrent.futures.CancelledError)
 
 
 def _finished(future: Any) -> list[ChunkResult]:
