@@ -369,8 +369,9 @@ def _kept(store: Checkpoint, path: str | None) -> str:
     kept = (["the search stage"] if store.search is not None else []) + (
         [f"{store.finished_chunks} finished chunks"] if store.finished_chunks else [])
     if path is None:
-        return ("no work was finished to keep" if not kept else
-                f"{' and '.join(kept)} could not be kept: no checkpoint file could be written") + "; rerun to start again"
+        lost = f"{' and '.join(kept)} could not be kept: no checkpoint file could be written" if kept else (
+            "no work was finished to keep")
+        return f"{lost}; rerun to start again"
     if not kept:
         return f"no work was finished yet (the same audit with checkpoint={path!r} starts again)"
     return f"the checkpoint {path!r} keeps {' and '.join(kept)} (the same audit with checkpoint={path!r} resumes)"

@@ -101,7 +101,8 @@ class ChunkTask:
 
     def describe(self) -> str:
         """``R runs on data D (seed S, spawn key K)``: where the chunk is found again."""
-        return f"{self.rows} runs on data {short_repr(self.data, 80)} (seed {self.entropy}, spawn key {'.'.join(map(str, self.key))})"
+        key = ".".join(map(str, self.key))
+        return f"{self.rows} runs on data {short_repr(self.data, 80)} (seed {self.entropy}, spawn key {key})"
 
 
 @dataclass(frozen=True)
@@ -321,7 +322,7 @@ class DaskExecutor:
         # A scheduler lost midway makes the client log its failed reconnection with a traceback, until after it is
         # closed; ExecutorLost says it in one line instead (the log stays quiet once the executor was lost).
         self._levels = _quiet("distributed.client")
-        self.lost = False
+        self._lost = False
 
     def run(self, mechanism: Mechanism, ref: MechanismRef | None, tasks: Iterable[ChunkTask]) -> Iterator[ChunkResult]:
         """The chunks' results as they finish, one Dask task per chunk.
@@ -349,7 +350,7 @@ class DaskExecutor:
                 handed.add(current)
                 yield from results
         except _dask_faults() as exc:
-            self.lost = True
+            self._lost = True
             for future in futures:  # what finished beside the fault is kept, not thrown away with it
                 if future not in handed and future is not current and future.status == "finished":
                     handed.add(future)
@@ -375,7 +376,7 @@ class DaskExecutor:
         try:
             self._client.close()
         finally:
-            if not self.lost:
+            if not self._lost:
                 _restore(self._levels)
             if self._cluster is not None:
                 self._cluster.close()
@@ -412,8 +413,9 @@ def _bytes(n: float) -> str:
 def _connect(client: Any, address: str, name: str, timeout: float) -> Any:
     """A ``distributed.Client`` of the scheduler at ``address``, else ExecutorUnavailable in one line (no scheduler
     answered within ``timeout`` seconds, or it refused): a fault of where the audit runs, not of the mechanism."""
-    levels = _quiet("distributed", "distributed.client", "distributed.comm")  # its retries would print a traceback
-    try:  # each; the one line below says it all
+    # Its retries would print a traceback each; the one line below says it all.
+    levels = _quiet("distributed", "distributed.client", "distributed.comm")
+    try:
         return client(address, timeout=timeout)
     except (OSError, TimeoutError) as exc:
         raise ExecutorUnavailable(

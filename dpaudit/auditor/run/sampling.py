@@ -84,8 +84,8 @@ class TimeLimitReached(Exception):
         task = self.in_flight
         if task is None:
             return text
-        return (f"{text} with {task.rows} runs on data {short_repr(task.data, 80)} in flight (seed {self.seed}, spawn key "
-                f"{'.'.join(map(str, task.key))}: a call that hangs, hangs on them)")
+        return (f"{text} with {task.rows} runs on data {short_repr(task.data, 80)} in flight (seed {self.seed}, "
+                f"spawn key {'.'.join(map(str, task.key))}: a call that hangs, hangs on them)")
 
 
 class Draws:

@@ -234,7 +234,8 @@ def test_a_scheduler_lost_midway_is_one_line_exit_2_and_the_checkpoint_resumes(f
     assert result.exit_code == 2 and len(lines) == 1 and "Traceback" not in result.output, result.output
     assert re.match(rf"dpaudit: error: --executor='dask://127.0.0.1:{port}': the scheduler was lost midway, with \d+ "
                     r"chunks in flight \(\w+\); the checkpoint 'kept.json' keeps the search stage and \d+ finished "
-                    r"chunks \(the same audit with --checkpoint='kept.json' resumes\): dpaudit audit ", lines[0]), lines[0]
+                    r"chunks \(the same audit with --checkpoint='kept.json' resumes\): dpaudit audit ",
+                    lines[0]), lines[0]
     kept = _kept_chunks(folder / "kept.json")
     assert kept >= 1 and f"and {kept} finished chunks" in lines[0]
     (folder / "arm").unlink()
@@ -247,13 +248,15 @@ def test_a_scheduler_lost_midway_is_one_line_exit_2_and_the_checkpoint_resumes(f
 def test_without_a_checkpoint_the_finished_chunks_are_kept_in_a_temporary_file(folder, reference):
     port = _free_port()
     _arm(folder, "scheduler")
-    with _losing_its_scheduler(port, folder), pytest.raises(ExecutorLost, match="the scheduler was lost midway") as lost:
+    lost_midway = pytest.raises(ExecutorLost, match="the scheduler was lost midway")
+    with _losing_its_scheduler(port, folder), lost_midway as lost:
         audit("slow.py:slow", executor=f"dask://127.0.0.1:{port}", **OPTIONS)
     kept = lost.value.checkpoint
     assert kept is not None and os.path.basename(kept).startswith("dpaudit-checkpoint-")
     try:
-        assert f"the checkpoint {kept!r} keeps the search stage and {_kept_chunks(kept)} finished chunks" in str(lost.value)
-        assert f"(the same audit with checkpoint={kept!r} resumes)" in str(lost.value)
+        said = str(lost.value)
+        assert f"the checkpoint {kept!r} keeps the search stage and {_kept_chunks(kept)} finished chunks" in said
+        assert f"(the same audit with checkpoint={kept!r} resumes)" in said
         (folder / "arm").unlink()
         resumed = audit("slow.py:slow", executor="in-process", checkpoint=kept, **OPTIONS)
     finally:
