@@ -13,9 +13,10 @@ call it starts at, so every fault strikes during the verification stage, with ch
   test short);
 * ``scheduler`` -- the first call past the mark tells the test, which closes the scheduler.
 
-The last two are typed as a user types them: one line naming the fault, exit 2, the checkpoint holding the finished
-chunks; the command that line gives, run against a fresh cluster on the same port, prints what the undisturbed
-command prints.  A scheduler with nothing listening is one line, exit 2, before any work.
+The last two are typed as a user types them (the scheduler's loss in a process of its own, whose standard error must
+hold nothing else): one line naming the fault, exit 2, the checkpoint holding the finished chunks; the command that
+line gives, run against a fresh cluster on the same port, prints what the undisturbed command prints.  A scheduler
+with nothing listening is one line, exit 2, before any work.
 """
 
 from __future__ import annotations
@@ -23,8 +24,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -79,6 +83,7 @@ def slow(q, n, rng):
     time.sleep(0.05)
     return q + rng.laplace(0.0, 1.0, size=n)
 '''
+ROOT = Path(__file__).resolve().parents[3]
 MARK = 14
 """The call a fault starts at: the probe and the search stage's 6 chunks come first, then 16 verification chunks."""
 AUDIT = "audit slow.py:slow --epsilon 1 --a 0 --b 1 --samples 300000 --seed 7 --no-float-checks"
@@ -229,9 +234,12 @@ def test_a_memory_limit_exceeded_is_one_line_exit_2_and_the_checkpoint_resumes(f
 def test_a_scheduler_lost_midway_is_one_line_exit_2_and_the_checkpoint_resumes(folder, undisturbed):
     port = _free_port()
     _arm(folder, "scheduler")
-    with _losing_its_scheduler(port, folder):
-        result, lines = typed(f"{AUDIT} --executor dask://127.0.0.1:{port} --checkpoint kept.json")
-    assert result.exit_code == 2 and len(lines) == 1 and "Traceback" not in result.output, result.output
+    with _losing_its_scheduler(port, folder):  # its own process: nothing else (the client's log) reaches stderr
+        ran = subprocess.run([sys.executable, "-m", "dpaudit", *shlex.split(AUDIT), "--executor",
+                              f"dask://127.0.0.1:{port}", "--checkpoint", "kept.json"], capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    lines = ran.stderr.strip().splitlines()
+    assert ran.returncode == 2 and len(lines) == 1 and not ran.stdout, ran.stderr
     assert re.match(rf"dpaudit: error: --executor='dask://127.0.0.1:{port}': the scheduler was lost midway, with \d+ "
                     r"chunks in flight \(\w+\); the checkpoint 'kept.json' keeps the search stage and \d+ finished "
                     r"chunks \(the same audit with --checkpoint='kept.json' resumes\): dpaudit audit ",
