@@ -366,8 +366,9 @@ def _session(config: AuditConfig, setup: Setup, deadline: Deadline | None = None
 
 def _kept(store: Checkpoint, path: str | None) -> str:
     """What the checkpoint keeps after the executor failed midway, and how the same audit resumes from it."""
+    done = store.finished_chunks
     kept = (["the search stage"] if store.search is not None else []) + (
-        [f"{store.finished_chunks} finished chunks"] if store.finished_chunks else [])
+        [f"{done} finished chunk{'s' if done > 1 else ''}"] if done else [])
     if path is None:
         lost = f"{' and '.join(kept)} could not be kept: no checkpoint file could be written" if kept else (
             "no work was finished to keep")

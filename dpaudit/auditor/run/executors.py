@@ -370,7 +370,8 @@ class DaskExecutor:
             why = f"killed past its memory limit of {_bytes(limit)}, or crashed" if limit else "crashed, or killed"
             return (f"{where}the worker running a chunk died each of the {exc.allowed_failures + 1} times it was tried "
                     f"({why}): the chunk of {task.describe()}")
-        return f"{where}the scheduler was lost midway, with {in_flight} chunks in flight ({type(exc).__name__})"
+        chunks = "1 chunk" if in_flight == 1 else f"{in_flight} chunks"
+        return f"{where}the scheduler was lost midway, with {chunks} in flight ({type(exc).__name__})"
 
     def close(self) -> None:
         try:
