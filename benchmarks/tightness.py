@@ -34,10 +34,17 @@ noisy max returning the value (pair given, full budget, N = 10^8: the optimal ev
 DP-Sniper's 0.2488 only near 10^8) and SVT without query noise (default audit, N = 1.2 x 10^8: a
 zero-count bound grows as ln N, StatDP's 14.31 is its own cap at 2 x 10^8).
 
+**Part 4 (``--last-look``).**  The price of early stopping at the last look: the default audit of
+the exactly tight catalogue Laplace (epsilon 1, its pair of 2 vs 3 records) at N = 10^5 and 10^6 per
+side, seeds 1-3, with early stopping (the default) and without, each bound over the joint-test limit
+of the oracle event at N; and the same for a plain function drawing ``sum(data) + Lap(1)`` in floats
+(``checks=None``: its float outputs are a leak of their own), whose event the search chooses among a
+continuum of thresholds.  The median over the seeds is the figure: one seed is one draw.
+
 ``--quick`` runs N = 10^7 only for the four headline mechanisms (laplace, geometric, rr,
 report-noisy-max) and the peer rows at 10^6 only.  Writes benchmarks/results/tightness.json.
 
-Run: ``python benchmarks/tightness.py [--quick] [--large-peers] [--seed 1] [--oracle-samples 4000000]``
+Run: ``python benchmarks/tightness.py [--quick] [--large-peers] [--last-look] [--seed 1] [--oracle-samples 4000000]``
 """
 
 from __future__ import annotations
@@ -287,6 +294,33 @@ def large_peer_rows(args) -> list[dict]:
     return rows
 
 
+def _float_laplace_count(data, rng):
+    return float(sum(data)) + rng.laplace(0.0, 1.0)
+
+
+def last_look_rows() -> list[dict]:
+    """Part 4: the tight Laplace at N = 10^5, 10^6, seeds 1-3, early stopping on and off (module docstring)."""
+    oracle = (0.5, 0.5 * math.exp(-1.0))
+    targets = {"laplace (catalogue)": ("laplace", {}),
+               "sum(data) + Lap(1), floats": (_float_laplace_count, dict(epsilon=1.0, pair=([1, 1, 1], [1, 1]),
+                                                                         checks=None))}
+    print("Part 4: tight Laplace at epsilon 1, bound / joint limit of the oracle event, seeds 1-3")
+    print(f"{'target':<28} {'N':>6} {'early stopping':>14} {'ratios (seeds 1, 2, 3)':>26} {'median':>7}")
+    rows = []
+    for label, (target, extra) in targets.items():
+        for n in (10**5, 10**6):
+            reference = limit("joint", n, *oracle)
+            for early in (True, False):
+                ratios = [dpaudit.audit(target, samples=n, seed=seed, early_stopping=early, executor="in-process",
+                                        **extra).epsilon_lower_bound / reference for seed in (1, 2, 3)]
+                median = float(np.median(ratios))
+                print(f"{label:<28} {n:>6.0e} {'on' if early else 'off':>14} "
+                      f"{', '.join(f'{r:.4f}' for r in ratios):>26} {median:>7.4f}")
+                rows.append({"target": label, "samples": n, "early_stopping": early, "limit": reference,
+                             "ratios": ratios, "median": median})
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="N = 10^7 only for the headline mechanisms")
@@ -294,8 +328,14 @@ def main() -> None:
     parser.add_argument("--oracle-samples", type=int, default=4_000_000)
     parser.add_argument("--skip-peers", action="store_true")
     parser.add_argument("--large-peers", action="store_true", help="also the peer rows at 10^8 samples per side")
+    parser.add_argument("--last-look", action="store_true",
+                        help="only part 4: the tight Laplace at 10^5 and 10^6, seeds 1-3, early stopping on and off")
     args = parser.parse_args()
     started = time.perf_counter()
+    if args.last_look:
+        last_look_rows()
+        print(f"{time.perf_counter() - started:.0f} s")
+        return
     rows = limit_rows(args)
     anchors = [] if args.skip_peers else peer_rows(args)
     large = large_peer_rows(args) if args.large_peers else []

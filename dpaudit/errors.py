@@ -12,6 +12,7 @@ __all__ = [
     "DPAuditError",
     "DPAuditWarning",
     "DeclarationMismatchWarning",
+    "ExecutorLost",
     "ExecutorUnavailable",
     "InvalidArgument",
     "InvalidDataset",
@@ -50,6 +51,16 @@ class MechanismError(DPAuditError, RuntimeError):
 class ExecutorUnavailable(DPAuditError, ConnectionError):
     """The executor asked for cannot run the audit's chunks (a scheduler that does not answer, a missing
     optional dependency): a fault of where the audit runs, never a verdict."""
+
+
+class ExecutorLost(ExecutorUnavailable):
+    """The executor failed midway through an audit: its scheduler was lost, or the workers running one chunk died
+    each time it was tried (killed past their memory limit, crashed).  The chunks finished before are kept in the
+    checkpoint file ``checkpoint`` (None when none could be written), so the same audit rerun with it resumes."""
+
+    def __init__(self, message: str, checkpoint: str | None = None) -> None:
+        super().__init__(message)
+        self.checkpoint = checkpoint
 
 
 class TimeLimitExceeded(DPAuditError, TimeoutError):

@@ -67,7 +67,7 @@ import numpy as np
 
 from .._codec import from_json, to_json
 from ..claims import Claim
-from ..errors import InvalidArgument, MechanismError, TimeLimitExceeded
+from ..errors import ExecutorLost, InvalidArgument, MechanismError, TimeLimitExceeded
 from ..mechanisms.base import Mechanism
 from ..targets import is_plain_callable, load_target, resolve
 from . import bounds
@@ -227,14 +227,14 @@ def run_audit(config: AuditConfig) -> AuditResult:
     return readable(result) if setup.channels else result
 
 
-def _before_any_look(stopped: TimeLimitReached, store: Checkpoint | None) -> str:
+def _before_any_look(stopped: TimeLimitReached, store: Checkpoint) -> str:
     """The one line of a time limit passed before the verification's first look: no look, no verdict."""
-    kept = f"; the checkpoint {str(store.path)!r} keeps the work finished" if store is not None else ""
+    kept = f"; the checkpoint {str(store.path)!r} keeps the work finished" if store.path is not None else ""
     return (f"{stopped.describe()}, before the verification's first look (the search stage): no look supports a "
             f"verdict; raise time_limit= or lower search_samples={kept}")
 
 
-def _timed_out(checked: Verification, looks: Schedule, store: Checkpoint | None, empirical: EmpiricalCurve | None,
+def _timed_out(checked: Verification, looks: Schedule, store: Checkpoint, empirical: EmpiricalCurve | None,
                setup: Setup) -> str | None:
     """Why the time limit left the verdict without the looks it needed (:class:`.decision.Evidence`), or None."""
     why = checked.timed_out
@@ -245,8 +245,8 @@ def _timed_out(checked: Verification, looks: Schedule, store: Checkpoint | None,
     done = (f"the last complete look was look {checked.look} of {looks.planned} ({checked.samples_used} samples per "
             "side)" if checked.look else "no look was complete")
     kept = (f"; the checkpoint {str(store.path)!r} keeps the finished chunks: rerun with it to resume"
-            if store is not None else "; no checkpoint was given, so a rerun starts again (a checkpoint file keeps "
-            "finished chunks for a resume)")
+            if store.path is not None else "; no checkpoint was given, so a rerun starts "
+            "again (a checkpoint file keeps finished chunks for a resume)")
     return f"{why}; {done}{kept}"
 
 
@@ -311,14 +311,15 @@ def _pick_method(method: str, delta: float) -> str:
 
 @dataclass
 class _Session:
-    """Where the draws run and what keeps them: the executor, the checkpoint file and the progress bar."""
+    """Where the draws run and what keeps them: the executor, the checkpoint (its file, or memory) and the progress
+    bar."""
 
     config: AuditConfig
     setup: Setup
     runner: Any
     ref: Any
     ship_note: str | None
-    store: Checkpoint | None
+    store: Checkpoint
     bar: Progress
     n_search: int
     deadline: Deadline | None = None
@@ -339,9 +340,13 @@ class _Session:
 @contextmanager
 def _session(config: AuditConfig, setup: Setup, deadline: Deadline | None = None) -> Iterator[_Session]:
     """Open the executor, the checkpoint and the progress bar; close the bar and an executor made here (abandoning
-    the chunks still running once the time limit has passed)."""
+    the chunks still running once the time limit has passed).
+
+    Without a checkpoint file the finished work is kept in memory; an executor failing midway
+    (:class:`~dpaudit.errors.ExecutorLost`) has it written to a file (:meth:`Checkpoint.keep`), named with the fault.
+    """
     n_search = search_budget(config.samples) if config.search_samples is None else config.search_samples
-    store = None if config.checkpoint is None else Checkpoint(config.checkpoint, _fingerprint(config, setup, n_search))
+    store = Checkpoint(config.checkpoint, _fingerprint(config, setup, n_search))
     runner = make_executor(config.executor, config.workers, connect_timeout=config.connect_timeout)
     ref, ship_note = (None, None) if isinstance(runner, (InProcess, Threads)) else ship(setup.as_given, config.target)
     if ref is not None and setup.channels:
@@ -350,12 +355,29 @@ def _session(config: AuditConfig, setup: Setup, deadline: Deadline | None = None
     session = _Session(config, setup, runner, ref, ship_note, store, bar, n_search, deadline)
     try:
         yield session
+    except ExecutorLost as lost:
+        kept = store.keep()
+        raise ExecutorLost(f"{lost}; {_kept(store, kept)}", kept) from None
     finally:
         bar.close()
         if runner is not config.executor:
             expired = session.draws is not None and session.draws.expired is not None
             abandon = getattr(runner, "abandon", None) if expired else None
             (abandon or runner.close)()
+
+
+def _kept(store: Checkpoint, path: str | None) -> str:
+    """What the checkpoint keeps after the executor failed midway, and how the same audit resumes from it."""
+    done = store.finished_chunks
+    kept = (["the search stage"] if store.search is not None else []) + (
+        [f"{done} finished chunk{'s' if done > 1 else ''}"] if done else [])
+    if path is None:
+        lost = f"{' and '.join(kept)} could not be kept: no checkpoint file could be written" if kept else (
+            "no work was finished to keep")
+        return f"{lost}; rerun to start again"
+    if not kept:
+        return f"no work was finished yet (the same audit with checkpoint={path!r} starts again)"
+    return f"the checkpoint {path!r} keeps {' and '.join(kept)} (the same audit with checkpoint={path!r} resumes)"
 
 
 def _rows(config: AuditConfig, setup: Setup, n_search: int) -> int:
@@ -446,7 +468,7 @@ def search(config: AuditConfig, setup: Setup, session: _Session, draws: Draws) -
     # Which events speak of the implementation only (the probe fixed the output's columns).
     implementation = implementation_only(side_channel_reader(draws.coding, setup.channels))
     store = session.store
-    if store is not None and store.search is not None:
+    if store.search is not None:
         outcome, chosen = outcome_from_record(store.search, setup.mechanism.noise)
         session.bar.advance(2 * outcome.samples)
         return Searched(outcome, chosen, implementation)
@@ -454,8 +476,7 @@ def search(config: AuditConfig, setup: Setup, session: _Session, draws: Draws) -
     # The best leak-family and own-family events are both verified (:mod:`.scopes`).
     chosen = [replace(s, event=labelled(s.event, draws.coding))
               for s in with_both_scopes(outcome.found, _distinct(outcome.found, config.candidates), implementation)]
-    if store is not None:
-        store.set_search(search_record(outcome, chosen))
+    store.set_search(search_record(outcome, chosen))
     return Searched(outcome, chosen, implementation)
 
 
@@ -490,7 +511,7 @@ def _findings(config: AuditConfig, setup: Setup, searched: Searched, session: _S
                if certified.estimate_refutes else "")
             + certified.finding(claim, *levels).reason)
     setup.notes.extend(searched.outcome.notes)
-    if session.store is not None and session.store.note:
+    if session.store.note:
         setup.notes.append(session.store.note)
     if "sensitivity" in config.checks:
         finding, note = sensitivity_finding(setup.mechanism)
@@ -616,8 +637,8 @@ def _run_info(session: _Session, draws: Draws) -> RunInfo:
     """How the audit ran, which does not change its outcome (``AuditResult.run``)."""
     runner, store = session.runner, session.store
     return RunInfo(executor=runner.name, workers=int(getattr(runner, "workers", 1)),
-                   checkpoint=None if store is None else str(store.path),
-                   resumed_chunks=0 if store is None else store.resumed_chunks,
+                   checkpoint=None if store.path is None else str(store.path),
+                   resumed_chunks=store.resumed_chunks,
                    note=_run_note(runner, session.ship_note), draws=draws.draws,
                    batching=getattr(session.setup.mechanism.sampler, "batching", None))
 

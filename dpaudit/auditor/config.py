@@ -118,7 +118,11 @@ class AuditConfig:
     executor : str or executor object
         ``"auto"`` (threads for ``thread_safe`` mechanisms; else in process, moving to a process
         pool when the remaining work is long), ``"in-process"``, ``"threads"``, ``"process-pool"``,
-        ``"dask-local"`` or ``"dask://HOST:PORT"``.  The result does not depend on it.
+        ``"dask-local"`` or ``"dask://HOST:PORT"``.  The result does not depend on it.  On Dask a worker lost
+        midway changes nothing (its chunks run again elsewhere); a scheduler lost midway, or a chunk whose
+        workers die each time it is tried (past their memory limit), raises :class:`~dpaudit.errors.ExecutorLost`
+        naming the fault and the checkpoint that keeps the finished chunks (a temporary file when ``checkpoint``
+        is not given), with which the same audit resumes.
     workers : int, optional
         Threads, processes of the pool or of the local Dask cluster (default: every core).
     checkpoint : str or os.PathLike, optional

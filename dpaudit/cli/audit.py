@@ -26,7 +26,7 @@ from ..auditor import (
     AuditConfig,
     run_audit,
 )
-from ..errors import MechanismError, TimeLimitExceeded
+from ..errors import ExecutorLost, MechanismError, TimeLimitExceeded
 from ..evidence import Evidence, EvidenceStore, RunStamp, recall_audit
 from ..mechanisms import RANDOMNESS
 from ..reports import certify_audited
@@ -53,7 +53,8 @@ EXIT_FOR_VERDICT = {"pass": EXIT_OK, "violation": EXIT_VIOLATION, "underpowered"
 
 
 def _reproduction(target: str, result: Any, given: dict[str, Any]) -> str:
-    """The command line that reruns this audit: the seed and budget it ran with, and every option given."""
+    """The command line that reruns this audit: the seed and budget it ran with (``result``'s, or the
+    configuration's, which names them alike), and every option given."""
     parts = ["dpaudit audit", target, f"--seed {result.seed}", f"--samples {result.samples}"]
     for name in ("epsilon", "delta"):
         if given[name] is not None:
@@ -72,6 +73,23 @@ def _reproduction(target: str, result: Any, given: dict[str, Any]) -> str:
               ("d_in_json", f"--d-in {given['d_in_json']}"), ("search_samples", f"--search-samples {given['search_samples']}"))
     parts += [flag for name, flag in valued if given[name] is not None]
     parts += [flag for name, flag in _SWITCHES if given[name]]
+    return " ".join(parts)
+
+
+def _resume(target: str, config: AuditConfig, given: dict[str, Any], checkpoint: str | None) -> str:
+    """The command that resumes this audit after its executor failed midway: the same audit (its seed included) on
+    the same executor, with the checkpoint that keeps the finished chunks."""
+    parts = [_reproduction(target, config, given)]
+    if given["executor"] != "auto":
+        parts.append(f"--executor {shlex.quote(given['executor'])}")
+    if given["workers"] is not None:
+        parts.append(f"--workers {given['workers']}")
+    if given["connect_timeout"] != DEFAULT_CONNECT_TIMEOUT:
+        parts.append(f"--connect-timeout {given['connect_timeout']:g}")
+    if given["time_limit"] is not None:
+        parts.append(f"--time-limit {given['time_limit']:g}")
+    if checkpoint is not None:
+        parts.append(f"--checkpoint {shlex.quote(checkpoint)}")
     return " ".join(parts)
 
 
@@ -263,6 +281,8 @@ def audit(target: str, **given: Any) -> None:
             evidence = recall_audit(config, EvidenceStore(given["store"]), RunStamp.now(), fresh=given["fresh"])
     except MechanismError as exc:
         raise MechanismError(f"{exc}{inputs_note(config.pair, config.data)} (rerun with --seed {config.seed})") from exc
+    except ExecutorLost as exc:  # one line (the error guard): the fault, what is kept, the command that resumes
+        raise ExecutorLost(f"{exc}: {_resume(target, config, given, exc.checkpoint)}", exc.checkpoint) from exc
     except TimeLimitExceeded as exc:  # no look was complete: no verdict, which is not bad input either
         if given["debug"]:
             raise

@@ -23,6 +23,10 @@ different mechanism, claim, pair, seed, budget, confidence, method or checks), n
 If a write fails during the audit (the disk filled up, the folder was removed), the audit goes on: the
 checkpoint moves to a new file in the temporary folder, and :attr:`Checkpoint.note` says where (the
 audit puts it in its result's notes) -- finished chunks are never lost to a failed write.
+
+An audit given no file keeps its checkpoint in memory (``path`` None); if its executor fails midway (a Dask
+scheduler lost, a chunk whose workers die), :meth:`Checkpoint.keep` writes it to a new file in the temporary folder,
+so the finished chunks survive the fault there too.
 """
 
 from __future__ import annotations
@@ -63,17 +67,18 @@ def _add_range(ranges: list[list[int]], index: int) -> list[list[int]]:
 
 
 class Checkpoint:
-    """The checkpoint file of one audit (``path``), identified by its ``fingerprint``."""
+    """The checkpoint file of one audit (``path``; None: kept in memory until :meth:`keep`), identified by its
+    ``fingerprint``."""
 
-    def __init__(self, path: str | os.PathLike[str], fingerprint: dict[str, Any]) -> None:
-        self.path = Path(path)
+    def __init__(self, path: str | os.PathLike[str] | None, fingerprint: dict[str, Any]) -> None:
+        self.path = None if path is None else Path(path)
         self.fingerprint = json.loads(json.dumps(fingerprint))  # plain JSON values, as stored
         self.search: dict[str, Any] | None = None
         self.streams: dict[str, dict[str, Any]] = {}
         self.resumed_chunks = 0
         self.note: str | None = None  # set when a write failed and the checkpoint moved
         self._unwritable = False  # no file could be written: the audit goes on in memory
-        if self.path.exists():
+        if self.path is not None and self.path.exists():
             self._load()
 
     def _load(self) -> None:
@@ -98,7 +103,7 @@ class Checkpoint:
                 )
         self.search = data.get("search")
         self.streams = data.get("streams", {})
-        self.resumed_chunks = sum(hi - lo for s in self.streams.values() for lo, hi in s["done"])
+        self.resumed_chunks = self.finished_chunks
 
     def done(self, key: tuple[int, ...]) -> tuple[set[int], list[int], int]:
         """(finished chunk numbers, their summed hits, their summed rows) of stream ``key``."""
@@ -117,13 +122,33 @@ class Checkpoint:
         stream["rows"] = int(stream["rows"]) + int(rows)
         self.save()
 
+    @property
+    def finished_chunks(self) -> int:
+        """How many chunks it holds as finished (resumed ones included)."""
+        return sum(hi - lo for stream in self.streams.values() for lo, hi in stream["done"])
+
+    def keep(self) -> str | None:
+        """The file that holds the finished work, written now: this checkpoint's, or for one kept in memory a new file
+        in the temporary folder; None when nothing is finished yet or no file can be written."""
+        if self.path is None:
+            if self.search is None and not self.streams:
+                return None
+            try:
+                descriptor, kept = tempfile.mkstemp(prefix="dpaudit-checkpoint-", suffix=".json")
+                os.close(descriptor)
+            except OSError:
+                return None
+            self.path = Path(kept)
+        self.save()
+        return None if self._unwritable else str(self.path)
+
     def set_search(self, outcome: dict[str, Any]) -> None:
         self.search = json.loads(json.dumps(outcome))
         self.save()
 
     def save(self) -> None:
         """Write the file; if that fails, move the checkpoint to the temporary folder and say so in :attr:`note`."""
-        if self._unwritable:
+        if self._unwritable or self.path is None:
             return
         try:
             self._write()

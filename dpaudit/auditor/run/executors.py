@@ -24,6 +24,13 @@ process workers cannot be used -- a mechanism that cannot be shipped, Python run
 instead, in threads for ``thread_safe`` mechanisms on several cores, else one after another, and
 the executor's ``ran_locally`` / ``note`` say so (the audit puts it in ``AuditResult.run``); the
 results do not change.
+
+On Dask each chunk is one task.  A worker lost mid-audit (killed, crashed) takes only the chunks it was running,
+which the scheduler runs again on the others: same seeds, same results.  The faults Dask does not get past -- a
+chunk whose workers die each of the ``distributed.scheduler.allowed-failures`` + 1 times it is tried (past their
+memory limit, say), a scheduler lost midway -- raise :class:`~dpaudit.errors.ExecutorLost` in one line naming the
+fault, once the chunks finished beside it are handed over; the audit keeps those in its checkpoint
+(:meth:`.checkpoint.Checkpoint.keep`) and says how to resume.
 """
 
 from __future__ import annotations
@@ -38,7 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ExecutorUnavailable, InvalidArgument
+from ..._validation import short_repr
+from ...errors import ExecutorLost, ExecutorUnavailable, InvalidArgument
 from ...mechanisms.base import Mechanism
 from ...mechanisms.outputs import OutputCoding
 from .shipping import MechanismRef, ship, spawn_blocker
@@ -90,6 +98,11 @@ class ChunkTask:
     data: Any
     rows: int
     tests: tuple[Any, ...] | None = None
+
+    def describe(self) -> str:
+        """``R runs on data D (seed S, spawn key K)``: where the chunk is found again."""
+        key = ".".join(map(str, self.key))
+        return f"{self.rows} runs on data {short_repr(self.data, 80)} (seed {self.entropy}, spawn key {key})"
 
 
 @dataclass(frozen=True)
@@ -306,38 +319,103 @@ class DaskExecutor:
             self._client = _connect(Client, address, self.name, connect_timeout)
         self.workers = max(1, len(self._client.scheduler_info().get("workers", {})))
         self.ran_locally: str | None = None
+        # A scheduler lost midway makes the client log its failed reconnection with a traceback, until after it is
+        # closed; ExecutorLost says it in one line instead (the log stays quiet once the executor was lost).
+        self._levels = _quiet("distributed.client")
+        self._lost = False
 
     def run(self, mechanism: Mechanism, ref: MechanismRef | None, tasks: Iterable[ChunkTask]) -> Iterator[ChunkResult]:
+        """The chunks' results as they finish, one Dask task per chunk.
+
+        A worker lost midway takes only the chunks it was running with it, and the scheduler runs them again
+        elsewhere: a chunk is addressed by its seed, so its result is the same.  A fault Dask does not get past --
+        the scheduler lost, or the workers running one chunk dying each of the ``allowed-failures`` + 1 times it
+        was tried -- raises :class:`~dpaudit.errors.ExecutorLost` naming it, once the chunks already finished
+        have been handed over (the audit keeps them in its checkpoint).
+        """
         from distributed import as_completed
 
         if ref is None:
             yield from _run_here(self, mechanism, tasks)
             return
-        tasks = list(tasks)
-        size = max(1, math.ceil(len(tasks) / (4 * self.workers)))
-        futures = [self._client.submit(_run_many, ref, group, pure=False) for group in _groups(tasks, size)]
+        futures: dict[Any, ChunkTask] = {}
+        handed: set[Any] = set()
+        current = None
         try:
-            for future in as_completed(futures):
-                yield from future.result()
+            for task in tasks:
+                futures[self._client.submit(_run_many, ref, [task], pure=False)] = task
+            # The loop of this executor's client: another client made the default one meanwhile must not be used.
+            for current in as_completed(futures, loop=self._client.loop):
+                results = current.result()
+                handed.add(current)
+                yield from results
+        except _dask_faults() as exc:
+            self._lost = True
+            for future in futures:  # what finished beside the fault is kept, not thrown away with it
+                if future not in handed and future is not current and future.status == "finished":
+                    handed.add(future)
+                    yield from _finished(future)
+            raise ExecutorLost(self._fault(exc, futures.get(current), len(futures) - len(handed))) from None
         finally:
             for future in futures:
                 future.cancel()
 
+    def _fault(self, exc: BaseException, task: ChunkTask | None, in_flight: int) -> str:
+        """The one line naming a fault Dask did not get past: which, and the chunk it hit (a worker dying of it)."""
+        from distributed.scheduler import KilledWorker
+
+        where = f"executor={self.name!r}: "
+        if isinstance(exc, KilledWorker) and task is not None:
+            limit = getattr(exc.last_worker, "memory_limit", None)
+            why = f"killed past its memory limit of {_bytes(limit)}, or crashed" if limit else "crashed, or killed"
+            return (f"{where}the worker running a chunk died each of the {exc.allowed_failures + 1} times it was tried "
+                    f"({why}): the chunk of {task.describe()}")
+        chunks = "1 chunk" if in_flight == 1 else f"{in_flight} chunks"
+        return f"{where}the scheduler was lost midway, with {chunks} in flight ({type(exc).__name__})"
+
     def close(self) -> None:
-        self._client.close()
-        if self._cluster is not None:
-            self._cluster.close()
+        try:
+            self._client.close()
+        finally:
+            if not self._lost:
+                _restore(self._levels)
+            if self._cluster is not None:
+                self._cluster.close()
+
+
+def _dask_faults() -> tuple[type[BaseException], ...]:
+    """What a Dask future raises for a fault of the cluster, not of the chunk: the mechanism's own errors reach here
+    as MechanismError, so an OSError (a connection closed), a cancelled future (the scheduler's connection lost), a
+    client closed (it could not reconnect) or a timeout is the cluster's."""
+    import asyncio
+    import concurrent.futures
+
+    from distributed.client import ClosedClientError
+    from distributed.scheduler import KilledWorker
+
+    return (KilledWorker, ClosedClientError, OSError, TimeoutError, asyncio.CancelledError,
+            concurrent.futures.CancelledError)
+
+
+def _finished(future: Any) -> list[ChunkResult]:
+    """The results of a finished future, or none when they can no longer be fetched."""
+    try:
+        return future.result(timeout=5)
+    except Exception:  # noqa: BLE001 - the fault being reported is the one that counts
+        return []
+
+
+def _bytes(n: float) -> str:
+    from dask.utils import format_bytes
+
+    return format_bytes(int(n))
 
 
 def _connect(client: Any, address: str, name: str, timeout: float) -> Any:
     """A ``distributed.Client`` of the scheduler at ``address``, else ExecutorUnavailable in one line (no scheduler
     answered within ``timeout`` seconds, or it refused): a fault of where the audit runs, not of the mechanism."""
-    import logging
-
-    quiet = [logging.getLogger(name) for name in ("distributed", "distributed.client", "distributed.comm")]
-    levels = [log.level for log in quiet]
-    for log in quiet:  # its retries would print a traceback each; the one line below says it all
-        log.setLevel(logging.CRITICAL)
+    # Its retries would print a traceback each; the one line below says it all.
+    levels = _quiet("distributed", "distributed.client", "distributed.comm")
     try:
         return client(address, timeout=timeout)
     except (OSError, TimeoutError) as exc:
@@ -346,8 +424,24 @@ def _connect(client: Any, address: str, name: str, timeout: float) -> Any:
             f"({type(exc).__name__}); start one (dask scheduler) or choose another executor"
         ) from None
     finally:
-        for log, level in zip(quiet, levels):
-            log.setLevel(level)
+        _restore(levels)
+
+
+def _quiet(*names: str) -> dict[str, int]:
+    """Silence the loggers ``names`` (up to CRITICAL); their levels before, for :func:`_restore`."""
+    import logging
+
+    levels = {name: logging.getLogger(name).level for name in names}
+    for name in names:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    return levels
+
+
+def _restore(levels: dict[str, int]) -> None:
+    import logging
+
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
 
 
 class Threads:

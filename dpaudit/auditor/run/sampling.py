@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import check_nonnegative_int
+from ..._validation import check_nonnegative_int, short_repr
 from ...errors import MechanismError
 from ...mechanisms.base import Mechanism
 from ...mechanisms.outputs import SHAPE_HINT
@@ -84,13 +84,8 @@ class TimeLimitReached(Exception):
         task = self.in_flight
         if task is None:
             return text
-        return (f"{text} with {task.rows} runs on data {_short(task.data)} in flight (seed {self.seed}, spawn key "
-                f"{'.'.join(map(str, task.key))}: a call that hangs, hangs on them)")
-
-
-def _short(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+        return (f"{text} with {task.rows} runs on data {short_repr(task.data, 80)} in flight (seed {self.seed}, "
+                f"spawn key {'.'.join(map(str, task.key))}: a call that hangs, hangs on them)")
 
 
 class Draws:

@@ -114,3 +114,16 @@ def test_writes_are_atomic_and_ranges_merge(tmp_path):
     reread = Checkpoint(tmp_path / "x.json", {"seed": 1})
     assert reread.done((1, 1, 0, 0)) == ({0, 1, 2, 5}, [12, 4], 40)
     assert reread.streams["1.1.0.0"]["done"] == [[0, 3], [5, 6]] and reread.resumed_chunks == 4
+
+
+def test_a_checkpoint_in_memory_writes_nothing_until_it_is_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    store = Checkpoint(None, {"seed": 1})
+    assert store.keep() is None  # nothing finished: nothing to keep
+    for index in (0, 1, 3):
+        store.add((1, 1, 0, 0), index, (3, 1), 10)
+    assert list(tmp_path.iterdir()) == [] and store.path is None
+    kept = store.keep()
+    assert kept is not None and Path(kept).parent == tmp_path and Path(kept).name.startswith("dpaudit-checkpoint-")
+    reread = Checkpoint(kept, {"seed": 1})
+    assert reread.done((1, 1, 0, 0)) == ({0, 1, 3}, [9, 3], 30) and reread.finished_chunks == 3
