@@ -41,7 +41,8 @@ outcome is appended to ``--cache`` (JSON lines), so an interrupted run resumes w
 ``--jobs`` audits run in parallel processes.  A fixed seed's result is one draw of the audit: the
 guarantee is over seeds, and these rates are its measure.
 
-Run: ``python benchmarks/validity.py --scale [--jobs 2] [--scale-seeds 400 400 100]``
+Run: ``python benchmarks/validity.py --scale [--jobs 2] [--scale-seeds 400 400 100] [--names laplace]
+[--report-only]`` (``--report-only`` prints the cells the cache completes and runs nothing).
 """
 
 from __future__ import annotations
@@ -93,8 +94,9 @@ def one_scaled_audit(task: tuple[str, int, bool, int]) -> dict:
             "seconds": time.perf_counter() - start}
 
 
-def coverage_at_scale(names: list[str], seeds: list[int], jobs: int, cache: Path) -> None:
-    """Run (or resume from ``cache``) every cell of the scale table and print it (module docstring)."""
+def coverage_at_scale(names: list[str], seeds: list[int], jobs: int, cache: Path, run: bool = True) -> None:
+    """Run (or resume from ``cache``) every cell of the scale table and print it (module docstring);
+    with ``run`` False, print the cells the cache completes and run nothing."""
     done: dict[tuple, dict] = {}
     if cache.exists():
         for line in cache.read_text().splitlines():
@@ -103,7 +105,7 @@ def coverage_at_scale(names: list[str], seeds: list[int], jobs: int, cache: Path
                 done[(row["name"], row["samples"], row["early_stopping"], row["seed"])] = row
     tasks = [(name, n, stopping, seed) for n, count in zip(SCALE_SIZES, seeds) for stopping in (True, False)
              for name in names for seed in range(count)]
-    todo = [task for task in tasks if task not in done]
+    todo = [task for task in tasks if task not in done] if run else []
     print(f"coverage at scale: {len(tasks)} audits, {len(tasks) - len(todo)} read back from {cache}, "
           f"{len(todo)} to run on {jobs} processes", flush=True)
     cache.parent.mkdir(exist_ok=True)
@@ -124,7 +126,12 @@ def coverage_at_scale(names: list[str], seeds: list[int], jobs: int, cache: Path
     for n, count in zip(SCALE_SIZES, seeds):
         for stopping in (True, False):
             for name in names if count else ():
-                rows = [done[(name, n, stopping, seed)] for seed in range(count)]
+                rows = [done[key] for key in ((name, n, stopping, seed) for seed in range(count)) if key in done]
+                if len(rows) < count:
+                    print(f"| {name} | {n:.0e} | {'on' if stopping else 'off'} | {count} | not run: {len(rows)} of "
+                          f"{count} seeds in {cache.name} | | | | | | |")
+                    every = False
+                    continue
                 above = sum(r["above_truth"] for r in rows)
                 flags = sum(r["violation"] for r in rows)
                 cells = []
@@ -151,9 +158,11 @@ def main() -> None:
                         help="seeds per cell at 10^5, 10^6, 10^7 (default 400 400 100)")
     parser.add_argument("--jobs", type=int, default=1, help="parallel processes for --scale")
     parser.add_argument("--cache", type=Path, default=SCALE_CACHE, help="--scale results, one audit per line")
+    parser.add_argument("--report-only", action="store_true", help="with --scale: print what --cache holds, run nothing")
     args = parser.parse_args()
     if args.scale:
-        coverage_at_scale(args.names or list(SCALE_NAMES), args.scale_seeds, args.jobs, args.cache)
+        coverage_at_scale(args.names or list(SCALE_NAMES), args.scale_seeds, args.jobs, args.cache,
+                          run=not args.report_only)
         return
     args.names = args.names or list(DEFAULT_NAMES)
     target_rate = 1 - DEFAULT_VERDICT_CONFIDENCE
