@@ -20,23 +20,18 @@ import sys
 import time
 
 import dpaudit
+from dpaudit.auditor.result import without_timings
 from dpaudit.mechanisms.registry import names
 
 SAMPLES = 20_000
 SEEDS = (1, 2)
 
 
-TIMING = ("elapsed_s", "mechanism_s")
-"""The only fields of a result that may differ between two runs of the same audit: wall-clock times."""
-
-
 def fingerprint(name: str, seed: int, samples: int) -> dict:
     """Everything the audit reported (``as_dict()``, candidates, findings, notes and reason included)
-    but its wall-clock times, as JSON."""
+    but its wall-clock times (:func:`dpaudit.auditor.result.without_timings`), as JSON."""
     result = dpaudit.audit(name, samples=samples, seed=seed, executor="in-process", progress=False)
-    document = result.as_dict()
-    for key in TIMING:
-        document.pop(key)
+    document = without_timings(result.as_dict())
     return json.loads(json.dumps(document, sort_keys=True, default=str))
 
 

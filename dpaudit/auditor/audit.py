@@ -60,7 +60,7 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -94,7 +94,7 @@ from .events.side_channels import readable, side_channel_findings, side_channel_
 from .pairs import START_HINT, candidate_pairs
 from .probabilistic import Certified, bad_set_test
 from .relation import RelationChoice, choose_relation
-from .records import Finding, Neighbours, RunInfo, Stopping
+from .records import Finding, Neighbours, RunInfo, StageTimes, Stopping
 from .result import AuditResult, VerifiedEvent
 from .run.checkpoint import Checkpoint
 from .run.executors import InProcess, Threads, make_executor, ship
@@ -188,6 +188,7 @@ def run_audit(config: AuditConfig) -> AuditResult:
     deadline = None if config.time_limit is None else Deadline(config.time_limit, time.monotonic())
     setup = prepare(config)
     with _session(config, setup, deadline) as session:
+        times = session.times
         try:
             draws = session.first_draw()
             searched = search(config, setup, session, draws)
@@ -195,24 +196,28 @@ def run_audit(config: AuditConfig) -> AuditResult:
             certified = None
             if setup.plan.probabilistic:
                 alphas, verdict_alphas = setup.plan.pdp_alphas()
-                certified, why = bad_set_test(draws, pair, session.n_search, config.samples, setup.claim, alphas,
-                                              verdict_alphas)
+                with draws.stage(times, "checks"):
+                    certified, why = bad_set_test(draws, pair, session.n_search, config.samples, setup.claim, alphas,
+                                                  verdict_alphas)
                 setup.notes.extend([why] if why else [])
         except TimeLimitReached as stopped:
             raise TimeLimitExceeded(_before_any_look(stopped, session.store)) from None
         looks = setup.plan.verification(pdp_ran=certified is not None)
-        checked = verify(draws, searched.chosen, pair, looks, method=setup.method, epsilon=setup.claim.epsilon,
-                         delta=float(setup.claim.delta), on_look=session.bar.bound)
+        with draws.stage(times, "verification"):
+            checked = verify(draws, searched.chosen, pair, looks, method=setup.method, epsilon=setup.claim.epsilon,
+                             delta=float(setup.claim.delta), on_look=session.bar.bound)
         empirical = None
         if setup.curve and draws.expired is None:
             try:
-                empirical = curve_stage(draws, pair, config.samples, session.n_search, searched.chosen,
-                                        config.confidence, config.verdict_confidence)
+                with draws.stage(times, "checks"):
+                    empirical = curve_stage(draws, pair, config.samples, session.n_search, searched.chosen,
+                                            config.confidence, config.verdict_confidence)
             except TimeLimitReached as stopped:
                 setup.notes.append(f"empirical curve not measured: {stopped.describe()}")
         elif setup.curve:
             setup.notes.append("empirical curve not measured: the time limit passed during the verification")
-    findings = _findings(config, setup, searched, session, checked, draws, certified)
+    with draws.stage(times, "checks"):
+        findings = _findings(config, setup, searched, session, checked, draws, certified)
     records = _records(checked, config.confidence)
     reported = _reported(records, checked, setup.claim, pair, draws, certified)
     reach = bounds.reach(setup.method, config.samples, setup.claim.epsilon, float(setup.claim.delta),
@@ -321,6 +326,7 @@ class _Session:
     n_search: int
     deadline: Deadline | None = None
     draws: Draws | None = None
+    times: dict[str, float] = field(default_factory=dict)
 
     def first_draw(self) -> Draws:
         """The audit's :class:`Draws`, probed on the first pair; the search budget fitted to the output's width."""
@@ -448,7 +454,8 @@ def search(config: AuditConfig, setup: Setup, session: _Session, draws: Draws) -
         outcome, chosen = outcome_from_record(store.search, setup.mechanism.noise)
         session.bar.advance(2 * outcome.samples)
         return Searched(outcome, chosen, implementation)
-    outcome = search_stage(draws, setup.pairs, session.n_search, score, rescore, config.checks, config.learned)
+    outcome = search_stage(draws, setup.pairs, session.n_search, score, rescore, config.checks, config.learned,
+                           session.times)
     # The best leak-family and own-family events are both verified (:mod:`.scopes`).
     chosen = [replace(s, event=labelled(s.event, draws.coding))
               for s in with_both_scopes(outcome.found, _distinct(outcome.found, config.candidates), implementation)]
@@ -617,7 +624,9 @@ def _run_info(session: _Session, draws: Draws) -> RunInfo:
                    checkpoint=None if store is None else str(store.path),
                    resumed_chunks=0 if store is None else store.resumed_chunks,
                    note=_run_note(runner, session.ship_note), draws=draws.draws,
-                   batching=getattr(session.setup.mechanism.sampler, "batching", None))
+                   batching=getattr(session.setup.mechanism.sampler, "batching", None),
+                   times=StageTimes(sampling_s=draws.waited_s,
+                                    **{f"{stage}_s": spent for stage, spent in session.times.items()}))
 
 
 def _run_note(runner: Any, ship_note: str | None) -> str | None:

@@ -175,6 +175,7 @@ def search_stage(
     rescore: Scorer,
     checks: tuple[str, ...] = (),
     learned: bool = True,
+    times: dict[str, float] | None = None,
 ) -> SearchOutcome:
     """Screen ``pairs`` by successive halving, then search events on the winner (see the module docstring).
 
@@ -184,13 +185,17 @@ def search_stage(
     screening (:meth:`.events.sets.EventFamily.screen`) and on the winner
     (:meth:`.events.sets.EventFamily.search`).
 
+    ``times`` (when given) gets the wall time of the pair screening and of the event search on the
+    winner besides their draws (``"screening"``, ``"search"``: :class:`.records.StageTimes`).
+
     The searches run on threads of this call (started here, stopped before it returns, so nothing is
     left to a forked child): they are pure functions of each pair's draws, so the order they finish in
     changes nothing, and numpy's sorting and counting and scipy's beta quantiles release the GIL.
     """
     threads = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="dpaudit-search")
     try:
-        return _search_stage(threads, draws, pairs, n_search, score, rescore, checks, learned)
+        return _search_stage(threads, draws, pairs, n_search, score, rescore, checks, learned,
+                             {} if times is None else times)
     finally:  # an error or an interrupt: the searches not started yet never start
         threads.shutdown(wait=True, cancel_futures=True)
 
@@ -204,53 +209,70 @@ def _search_stage(
     rescore: Scorer,
     checks: tuple[str, ...],
     learned: bool,
+    times: dict[str, float],
 ) -> SearchOutcome:
     def context(pair: tuple[Any, Any], screening: bool) -> SearchContext:
         return SearchContext(draws.mechanism, pair, score, checks, draws.coding.categorical, bool(learned), screening)
 
+    with draws.stage(times, "screening"):
+        winner, pools, spent, rounds = _screen(threads, draws, pairs, n_search, rescore, context)
+    a, b = pairs[winner]
+    fresh = max(n_search - spent, n_search // 2)
+    with draws.stage(times, "search"):
+        rows_a, rows_b = draws.rows_many([((0, 1, 0), a, fresh), ((0, 1, 1), b, fresh)])
+        if winner in pools:
+            rows_a = np.concatenate([*pools[winner][0], rows_a])
+            rows_b = np.concatenate([*pools[winner][1], rows_b])
+        on_winner = context((a, b), False)
+        searches = [threads.submit(family.search, rows_a, rows_b, on_winner) for family in _enabled(on_winner)]
+        found: list[Scored] = []
+        notes: list[str] = []
+        for search in searches:  # in registration order, whatever order they finish in
+            proposed, said = search.result()
+            found += proposed
+            notes += said
+    return SearchOutcome(winner, _ranked(found), spent + fresh, rounds, tuple(notes))
+
+
+def _screen(
+    threads: ThreadPoolExecutor,
+    draws: Draws,
+    pairs: list[tuple[Any, Any]],
+    n_search: int,
+    rescore: Scorer,
+    context: Callable[[tuple[Any, Any], bool], SearchContext],
+) -> tuple[int, dict[int, list[list[np.ndarray]]], int, tuple[tuple[int, ...], ...]]:
+    """Successive halving over ``pairs`` on half the search budget (module docstring): the winner's index, every
+    screened pair's draws (a list of chunks per side), the draws spent per side and the survivors of each round."""
     pools: dict[int, list[list[np.ndarray]]] = {}
     survivors = list(range(len(pairs)))
     spent = 0
     rounds: list[tuple[int, ...]] = []
-    if len(pairs) > 1:
-        budget = n_search // 2
-        total_rounds = math.ceil(math.log2(len(pairs)))
-        for r in range(total_rounds):
-            share = max(MIN_SCREEN, budget // (total_rounds * len(survivors)))
-            for i in survivors:
-                a, b = pairs[i]
-                pool = pools.setdefault(i, [[], []])
-                new_a, new_b = draws.rows_many([((0, 0, r, i, 0), a, share), ((0, 0, r, i, 1), b, share)])
-                pool[0].append(new_a)
-                pool[1].append(new_b)
+    if len(pairs) < 2:
+        return survivors[0], pools, spent, ()
+    budget = n_search // 2
+    total_rounds = math.ceil(math.log2(len(pairs)))
+    for r in range(total_rounds):
+        share = max(MIN_SCREEN, budget // (total_rounds * len(survivors)))
+        for i in survivors:
+            a, b = pairs[i]
+            pool = pools.setdefault(i, [[], []])
+            new_a, new_b = draws.rows_many([((0, 0, r, i, 0), a, share), ((0, 0, r, i, 1), b, share)])
+            pool[0].append(new_a)
+            pool[1].append(new_b)
 
-            rows = {i: (np.concatenate(pools[i][0]), np.concatenate(pools[i][1])) for i in survivors}
-            # Every search of every pair at once on the threads (each pair's parts in their order).
-            running = {i: [threads.submit(part) for part in _screening_parts(*rows[i], context(pairs[i], True))]
-                       for i in survivors}
-            # A pair's held-out counting starts once its searches are done (never waits in the pool).
-            rescoring = {i: threads.submit(_rescored, *rows[i], [s for job in running[i] for s in job.result()],
-                                           rescore) for i in survivors}
-            scores = {i: (found[0].objective if found else -math.inf)
-                      for i, found in ((i, job.result()) for i, job in rescoring.items())}
-            spent += share * len(survivors)
-            rounds.append(tuple(survivors))
-            # Stable order: ties keep the earlier (recommended) pair.
-            ranked = sorted(survivors, key=lambda i: (-scores[i], i))
-            survivors = ranked[: max(1, math.ceil(len(survivors) / 2))]
-    winner = survivors[0]
-    a, b = pairs[winner]
-    fresh = max(n_search - spent, n_search // 2)
-    rows_a, rows_b = draws.rows_many([((0, 1, 0), a, fresh), ((0, 1, 1), b, fresh)])
-    if winner in pools:
-        rows_a = np.concatenate([*pools[winner][0], rows_a])
-        rows_b = np.concatenate([*pools[winner][1], rows_b])
-    on_winner = context((a, b), False)
-    searches = [threads.submit(family.search, rows_a, rows_b, on_winner) for family in _enabled(on_winner)]
-    found: list[Scored] = []
-    notes: list[str] = []
-    for search in searches:  # in registration order, whatever order they finish in
-        proposed, said = search.result()
-        found += proposed
-        notes += said
-    return SearchOutcome(winner, _ranked(found), spent + fresh, tuple(rounds), tuple(notes))
+        rows = {i: (np.concatenate(pools[i][0]), np.concatenate(pools[i][1])) for i in survivors}
+        # Every search of every pair at once on the threads (each pair's parts in their order).
+        running = {i: [threads.submit(part) for part in _screening_parts(*rows[i], context(pairs[i], True))]
+                   for i in survivors}
+        # A pair's held-out counting starts once its searches are done (never waits in the pool).
+        rescoring = {i: threads.submit(_rescored, *rows[i], [s for job in running[i] for s in job.result()],
+                                       rescore) for i in survivors}
+        scores = {i: (found[0].objective if found else -math.inf)
+                  for i, found in ((i, job.result()) for i, job in rescoring.items())}
+        spent += share * len(survivors)
+        rounds.append(tuple(survivors))
+        # Stable order: ties keep the earlier (recommended) pair.
+        ranked = sorted(survivors, key=lambda i: (-scores[i], i))
+        survivors = ranked[: max(1, math.ceil(len(survivors) / 2))]
+    return survivors[0], pools, spent, tuple(rounds)

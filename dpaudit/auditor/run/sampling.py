@@ -33,6 +33,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,6 +122,7 @@ class Draws:
         self.checkpoint = checkpoint
         self.progress = progress or (lambda rows: None)
         self.mechanism_s = 0.0
+        self.waited_s = 0.0
         self.draws = 0
         self.output_shape: tuple[int, ...] | None = None
         self.dtype_kinds: set[str] = set()
@@ -145,6 +147,17 @@ class Draws:
                 self.coding = self.coding.merged(result.coding, self.mechanism.name)
         self.progress(result.rows)
 
+    @contextmanager
+    def stage(self, times: dict[str, float], name: str) -> Iterator[None]:
+        """Add to ``times[name]`` the wall time of the block besides the time it waited for chunks
+        (``waited_s``, the audit's sampling time: :class:`~..records.StageTimes`)."""
+        started, waited = time.perf_counter(), self.waited_s
+        try:
+            yield
+        finally:
+            spent = time.perf_counter() - started - (self.waited_s - waited)
+            times[name] = times.get(name, 0.0) + spent
+
     def rows(self, key: tuple[int, ...], data: Any, n: int) -> np.ndarray:
         """n outputs on ``data`` as an (n, width) array, drawn in the chunks of stream ``key``."""
         return self.rows_many([(key, data, n)])[0]
@@ -157,9 +170,13 @@ class Draws:
             for c, rows in enumerate(chunk_sizes(n, self.width))
         ]
         parts: dict[tuple[int, ...], np.ndarray] = {}
-        for result in self._timed(tasks):
-            self._absorb(result)
-            parts[result.key] = result.outputs
+        started = time.perf_counter()
+        try:
+            for result in self._timed(tasks):
+                self._absorb(result)
+                parts[result.key] = result.outputs
+        finally:
+            self.waited_s += time.perf_counter() - started
         out = []
         for key, _, n in streams:
             ordered = [parts[key + (c,)] for c in range(len(chunk_sizes(n, self.width)))]
@@ -180,12 +197,16 @@ class Draws:
             totals[key] = [int(h) for h in hits] if hits else [0] * len(tests)
             tasks += [ChunkTask(key + (c,), self.seed, data, rows, tuple(tests)) for c, rows in enumerate(sizes) if c not in done]
             self.progress(sum(rows for c, rows in enumerate(sizes) if c in done))
-        for result in self._timed(tasks):
-            self._absorb(result)
-            stream = result.key[:-1]
-            totals[stream] = [t + h for t, h in zip(totals[stream], result.hits or ())]
-            if self.checkpoint is not None:
-                self.checkpoint.add(stream, result.key[-1], result.hits or (), result.rows)
+        started = time.perf_counter()
+        try:
+            for result in self._timed(tasks):
+                self._absorb(result)
+                stream = result.key[:-1]
+                totals[stream] = [t + h for t, h in zip(totals[stream], result.hits or ())]
+                if self.checkpoint is not None:
+                    self.checkpoint.add(stream, result.key[-1], result.hits or (), result.rows)
+        finally:
+            self.waited_s += time.perf_counter() - started
         return [totals[key] for key, _, _ in streams]
 
     def _timed(self, tasks: list[ChunkTask]) -> Iterator[ChunkResult]:
