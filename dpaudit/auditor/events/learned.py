@@ -48,6 +48,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -156,13 +157,17 @@ class LearnedScore:
     weights: tuple[float, ...]
     intercept: float
 
+    @cached_property
+    def _folded(self) -> _Folded:
+        return _Folded.of(self)
+
     def values(self, rows: np.ndarray) -> np.ndarray:
-        """The score of every row, computed ``SCORE_CHUNK`` rows at a time (the feature matrix stays small)."""
-        mean, scale, weights = np.asarray(self.mean), np.asarray(self.scale), np.asarray(self.weights)
+        """The score of every row, computed ``SCORE_CHUNK`` rows at a time without the feature matrix
+        (:class:`_Folded`: the same linear function of phi(y), its terms gathered per coordinate)."""
+        folded = self._folded
         out = np.empty(rows.shape[0])
         for start in range(0, rows.shape[0], SCORE_CHUNK):
-            z = (self.features.matrix(rows[start:start + SCORE_CHUNK]) - mean) / scale
-            out[start:start + SCORE_CHUNK] = z @ weights + self.intercept
+            out[start:start + SCORE_CHUNK] = folded.score(rows[start:start + SCORE_CHUNK])
         return out
 
     def top_features(self, count: int = 3) -> list[str]:
@@ -185,6 +190,116 @@ class LearnedScore:
         features = OutputFeatures(int(spec["features"]["width"]), tuple(float(v) for v in spec["features"]["specials"]))
         return cls(features, tuple(float(v) for v in spec["mean"]), tuple(float(v) for v in spec["scale"]),
                    tuple(float(v) for v in spec["weights"]), float(spec["intercept"]))
+
+
+@dataclass(frozen=True)
+class _Folded:
+    """A :class:`LearnedScore` as coefficients on the parts of phi(y) that are computed per row.
+
+    The score is sum_j c_j phi_j(y) + c_0 with c_j = w_j / scale_j and c_0 = b - sum_j c_j mean_j.  The
+    columns that are sums of per-coordinate terms fold into per-coordinate coefficients: a value's count
+    #{y = v} = sum_i [y_i = v] into the flags' coefficients, the number of answers w - sum_v #{y = v} into
+    them and the constant, the gap sorted[p + 1] - sorted[p] into the coefficients of the sorted row.  So
+    no (rows x features) matrix is built: the special values' indicators, the cleaned row and the sorted
+    row each meet one coefficient vector, and the first positions are computed as in
+    :meth:`OutputFeatures.matrix`.  Each sum runs along a row (numpy's pairwise sum), so a row's score
+    does not depend on the rows beside it.
+    """
+
+    specials: tuple[float, ...]
+    raw: np.ndarray | None  # (w,) on the cleaned row, None beyond MAX_COORDINATE_FEATURES
+    flags: np.ndarray  # (specials, w) on the indicators [y_i = v]
+    firsts: np.ndarray  # (specials,) on the first index of each special value
+    first_answer: float
+    first_value: float
+    ordered: np.ndarray  # (w,) on the row sorted ascending
+    constant: float
+
+    @classmethod
+    def of(cls, learned: LearnedScore) -> _Folded:
+        features = learned.features
+        w, specials = features.width, features.specials
+        c = np.asarray(learned.weights) / np.asarray(learned.scale)
+        constant = learned.intercept - float(np.sum(c * np.asarray(learned.mean)))
+        at = 0
+        per_coordinate = w <= MAX_COORDINATE_FEATURES
+        raw = None
+        if per_coordinate:
+            raw, at = c[:w].copy(), w
+        flags, firsts = np.zeros((len(specials), w)), np.zeros(len(specials))
+        for k in range(len(specials)):
+            if per_coordinate:
+                flags[k] += c[at:at + w]
+                at += w
+            flags[k] += c[at]  # the count
+            firsts[k] = c[at + 1]
+            at += 2
+        answers, first_answer, first_value = c[at:at + 3]
+        at += 3
+        flags -= answers  # answers = w - sum_v #{y = v}
+        constant += answers * w
+        ordered = np.zeros(w)
+        positions = features._order_positions()
+        ordered[positions] += c[at:at + positions.size]
+        at += positions.size
+        for p in positions[positions + 1 < w]:
+            ordered[p + 1] += c[at]
+            ordered[p] -= c[at]
+            at += 1
+        return cls(specials, raw, flags, firsts, float(first_answer), float(first_value), ordered, float(constant))
+
+    def score(self, rows: np.ndarray) -> np.ndarray:
+        """The score of each row: phi's parts computed on the transposed rows (one coordinate of every row at
+        a time, in coordinate order, so each sum runs in the same order whatever the rows beside it)."""
+        x = np.asarray(rows, dtype=float).reshape(rows.shape[0], -1)
+        if not np.isfinite(x).all():
+            x = _finite(x)
+        columns = np.ascontiguousarray(x.T)  # (w, n)
+        w, n = columns.shape
+        total = np.full(n, self.constant)
+        special = np.zeros((w, n), dtype=bool)
+        counts = []
+        for v, flag, first in zip(self.specials, self.flags, self.firsts):
+            at = columns == v
+            special |= at
+            total += _weighted(at, flag)
+            total += first * _first(at)
+            counts.append(at.sum(axis=0))
+        if self.raw is not None:
+            total += _weighted(np.where(special, 0.0, columns), self.raw)
+        answers = ~special
+        first_answer = _first(answers)
+        mixed = first_answer < w
+        value = np.where(mixed, columns[np.minimum(first_answer, w - 1), np.arange(n)], 0.0)
+        total += self.first_answer * first_answer + self.first_value * value
+        if mixed.any():
+            total[mixed] += _weighted(np.sort(columns[:, mixed], axis=0), self.ordered)
+        if not mixed.all():
+            # A row of special values only, sorted, is each value repeated its count times, in ascending order:
+            # sum_k s_k (D[C_k] - D[C_(k-1)]) with C_k the cumulative counts and D the cumulative coefficients.
+            cumulative = np.r_[0.0, np.cumsum(self.ordered)]
+            below = np.zeros(n, dtype=np.int64)
+            part = np.zeros(n)
+            for k in np.argsort(self.specials, kind="stable"):
+                upto = below + counts[k]
+                part += self.specials[k] * (cumulative[upto] - cumulative[below])
+                below = upto
+            total += np.where(mixed, 0.0, part)
+        return total
+
+
+def _weighted(columns: np.ndarray, coefficients: np.ndarray) -> np.ndarray:
+    """sum_i coefficients[i] columns[i], added in coordinate order (columns: (w, n))."""
+    out = np.zeros(columns.shape[1])
+    for column, c in zip(columns, coefficients):
+        if c:
+            out += c * column
+    return out
+
+
+def _first(at: np.ndarray) -> np.ndarray:
+    """The first coordinate where ``at`` (w, n) holds, per row; w where it holds nowhere."""
+    return np.where(at.any(axis=0), at.argmax(axis=0), at.shape[0])
 
 
 @dataclass(frozen=True)
@@ -234,9 +349,15 @@ def _train(features: OutputFeatures, phi_a: np.ndarray, phi_b: np.ndarray) -> Le
                         tuple(float(v) for v in weights), intercept)
 
 
-def _thresholded(learned: LearnedScore, held_a: np.ndarray, held_b: np.ndarray, score: Scorer) -> list[Scored]:
-    """The best threshold of ``learned``'s score in each direction, scored on the held-out rows."""
-    f = _Sorted.of(learned.values(held_a), learned.values(held_b))
+def _held(values: np.ndarray) -> np.ndarray:
+    """``values`` but every ``TRAIN_EVERY``-th from the first (the training rows')."""
+    return np.delete(values, np.s_[0::TRAIN_EVERY])
+
+
+def _thresholded(learned: LearnedScore, rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> list[Scored]:
+    """The best threshold of ``learned``'s score in each direction, scored on the held-out rows (the rows whose
+    index is not a multiple of ``TRAIN_EVERY``; a row's score does not depend on the rows beside it)."""
+    f = _Sorted.of(_held(learned.values(rows_a)), _held(learned.values(rows_b)))
     cuts = _cuts(f.unique)[:-1]
     if cuts.size == 0:
         return []
@@ -265,11 +386,11 @@ def learned_events(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> tup
     features = OutputFeatures.fit(np.vstack([rows[0::TRAIN_EVERY][:SPECIAL_ROWS] for rows in (rows_a, rows_b)]))
     cap = max(1_000, min(MAX_TRAIN, MAX_TRAIN_VALUES // len(features.names())))
     fit_a, fit_b = rows_a[0::TRAIN_EVERY][:cap], rows_b[0::TRAIN_EVERY][:cap]
-    held = [np.delete(rows, np.s_[0::TRAIN_EVERY], axis=0) for rows in (rows_a, rows_b)]
     learned = _train(features, features.matrix(fit_a), features.matrix(fit_b))
-    found = [] if learned is None else _thresholded(learned, held[0], held[1], score)
+    found = [] if learned is None else _thresholded(learned, rows_a, rows_b, score)
+    held_a, held_b = (rows.shape[0] - len(range(0, rows.shape[0], TRAIN_EVERY)) for rows in (rows_a, rows_b))
     note = (f"learned events: logistic regression on {len(features.names())} features of {fit_a.shape[0]} + "
-            f"{fit_b.shape[0]} search rows, thresholds on {held[0].shape[0]} + {held[1].shape[0]} others")
+            f"{fit_b.shape[0]} search rows, thresholds on {held_a} + {held_b} others")
     return [s for s in found if math.isfinite(s.objective)], [note]
 
 

@@ -73,6 +73,26 @@ SHORTLIST_KEEP = 2
 WHOLE_SEARCH_KEEP = 4
 CODE_ROWS = 20_000
 CONJUNCTION_CUTS = 64
+PATTERN_PROBE = 4 * MAX_ATOMS
+
+def _scores(score: Scorer, ka: np.ndarray, na: int, kb: np.ndarray, nb: int, keep: int) -> np.ndarray:
+    """``score(ka, na, kb, nb)``, computed only where it can be among the ``keep`` best (-inf elsewhere).
+
+    Every search score bounds ln(p_a / p_b) from below by a bound that lies below the log-ratio of the
+    frequencies, ln((k_a / n_a) / (k_b / n_b)) (a lower confidence bound on p_a lies below k_a / n_a, an
+    upper one on p_b above k_b / n_b; so does :mod:`..targeting`'s, from such bounds): an event with
+    k_a / n_a <= k_b / n_b scores at most 0.  So when ``keep`` events with k_a / n_a > k_b / n_b score
+    above 0, the others cannot be among the best and are not scored (the beta quantiles of the
+    Clopper-Pearson bounds are the search's costliest arithmetic).
+    """
+    ahead = ka.astype(float) * nb > kb.astype(float) * na
+    if np.count_nonzero(ahead) >= keep:
+        values = np.full(ka.shape, -np.inf)
+        values[ahead] = score(ka[ahead], na, kb[ahead], nb)
+        if np.count_nonzero(values > 0) >= keep:
+            return values
+    return score(ka, na, kb, nb)
+
 
 def _best(
     family: str, make: Callable[[int], Event], ka, kb, na: int, nb: int, score: Scorer, keep: int = 1
@@ -83,7 +103,7 @@ def _best(
         return []
     found = []
     for forward in (True, False):
-        values = score(ka, na, kb, nb) if forward else score(kb, nb, ka, na)
+        values = _scores(score, ka, na, kb, nb, keep) if forward else _scores(score, kb, nb, ka, na, keep)
         finite = np.isfinite(values)
         if not np.any(finite):
             continue
@@ -97,7 +117,12 @@ def _best(
 
 @dataclass(frozen=True)
 class _Sorted:
-    """One feature's values on both sides, sorted once (each side, the union, its distinct values)."""
+    """One feature's values on both sides, sorted once (each side, the union, its distinct values).
+
+    With ``halves``, each side's even-indexed (fit) and odd-indexed (held-out) values are sorted apart
+    first and merged into the side's order, so that :meth:`split_counts` counts the values of each
+    half per bin by binary searches of the bin edges, without a pass over the values.
+    """
 
     fa: np.ndarray
     fb: np.ndarray
@@ -105,15 +130,27 @@ class _Sorted:
     sb: np.ndarray
     both: np.ndarray
     unique: np.ndarray
+    halves: tuple[np.ndarray, ...] | None = None  # sorted: fit a, fit b, held a, held b
 
     @classmethod
-    def of(cls, fa: np.ndarray, fb: np.ndarray) -> "_Sorted":
-        sa, sb = np.sort(fa), np.sort(fb)
-        both = np.sort(np.r_[sa, sb], kind="stable")  # merging two sorted runs: linear time
+    def of(cls, fa: np.ndarray, fb: np.ndarray, halves: bool = False) -> "_Sorted":
+        parts = None
+        if halves:
+            parts = tuple(np.sort(values[start::2]) for start in (0, 1) for values in (fa, fb))
+            sa, sb = _merged(parts[0], parts[2]), _merged(parts[1], parts[3])
+        else:
+            sa, sb = np.sort(fa), np.sort(fb)
+        both = _merged(sa, sb)
         keep = np.empty(both.size, dtype=bool)
         keep[:1] = True
         np.not_equal(both[1:], both[:-1], out=keep[1:])
-        return cls(fa, fb, sa, sb, both, both[keep])
+        return cls(fa, fb, sa, sb, both, both[keep], parts)
+
+    def split_counts(self, edges: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Per half (fit a, fit b, held a, held b), the count of values in each bin of ``edges``: bin i is
+        (edges[i-1], edges[i]], the first (-inf, edges[0]], the last (edges[-1], inf) -- the bins of
+        ``searchsorted(edges, value, side="left")`` (with ``edges`` the distinct values: their atoms)."""
+        return tuple(np.diff(np.r_[0, np.searchsorted(half, edges, side="right"), half.size]) for half in self.halves)
 
     def quantiles(self, count: int) -> np.ndarray:
         index = np.round(np.linspace(0, self.both.size - 1, count)).astype(int)
@@ -126,6 +163,11 @@ class _Sorted:
         ranks = np.r_[np.round(np.linspace(0, size - 1, count)), 2.0 ** np.arange(3, max(3, int(np.log2(size))))]
         ranks = np.r_[ranks, size - 1 - ranks]
         return np.unique(self.both[np.clip(ranks, 0, size - 1).astype(int)])
+
+
+def _merged(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Two sorted arrays as one (a stable sort of two sorted runs merges them: linear time)."""
+    return np.sort(np.r_[first, second], kind="stable")
 
 
 def _cuts(unique: np.ndarray) -> np.ndarray:
@@ -168,24 +210,28 @@ def _intervals(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> li
     )
 
 
+def _split_codes(codes_a: np.ndarray, codes_b: np.ndarray, size: int) -> tuple[np.ndarray, ...]:
+    """The counts of codes 0..size-1 on the even-indexed (fit) and odd-indexed (held-out) samples of
+    each side: fit a, fit b, held a, held b (the counts :func:`_ratio_ordered` takes)."""
+    return tuple(np.bincount(codes[start::2], minlength=size) for start in (0, 1) for codes in (codes_a, codes_b))
+
+
 def _ratio_ordered(
-    family: str, make_set, codes_a, codes_b, size: int, score: Scorer, keep: int = 1, outside: int | None = None
+    family: str, make_set, counts: tuple[np.ndarray, ...], score: Scorer, keep: int = 1, outside: int | None = None
 ) -> list[Scored]:
     """Prefixes of the atoms (codes 0..size-1) sorted by smoothed likelihood ratio, both directions.
 
-    Cross-fitted: the order is estimated on the even-indexed samples and the prefixes are scored on
-    the odd-indexed ones, so the score of a prefix is not inflated by the noise that ordered it.
-    Code ``outside``, when given, gathers samples no set may contain (they count in the totals only).
+    ``counts`` are each atom's counts on the even-indexed samples of a and b and on the odd-indexed
+    ones (:func:`_split_codes`, :meth:`_Sorted.split_counts`).  Cross-fitted: the order is estimated on
+    the even-indexed samples and the prefixes are scored on the odd-indexed ones, so the score of a
+    prefix is not inflated by the noise that ordered it.  Code ``outside``, when given, gathers samples
+    no set may contain (they count in the totals only).
     """
-    fit_a = np.bincount(codes_a[0::2], minlength=size).astype(float)
-    fit_b = np.bincount(codes_b[0::2], minlength=size).astype(float)
-    held_a, held_b = codes_a[1::2], codes_b[1::2]
-    na, nb = held_a.size, held_b.size
+    fit_a, fit_b, ca, cb = (c.astype(float) for c in counts)
+    na, nb = int(counts[2].sum()), int(counts[3].sum())
     if na == 0 or nb == 0:
         return []
-    ca = np.bincount(held_a, minlength=size).astype(float)
-    cb = np.bincount(held_b, minlength=size).astype(float)
-    ratio = ((fit_a + 0.5) / max(1, codes_a[0::2].size)) / ((fit_b + 0.5) / max(1, codes_b[0::2].size))
+    ratio = ((fit_a + 0.5) / max(1, int(counts[0].sum()))) / ((fit_b + 0.5) / max(1, int(counts[1].sum())))
     found = []
     for forward, order in ((True, np.argsort(-ratio, kind="stable")), (False, np.argsort(ratio, kind="stable"))):
         order = order if outside is None else order[order != outside]
@@ -213,20 +259,22 @@ def _value_sets(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1, cate
     atoms = f.unique
     if atoms.size < 2 or (atoms.size > MAX_ATOMS and not categorical):
         return []
-    codes_a, codes_b = np.searchsorted(atoms, f.fa), np.searchsorted(atoms, f.fb)
     outside = None
     if atoms.size > MAX_ATOMS:
+        codes_a, codes_b = np.searchsorted(atoms, f.fa), np.searchsorted(atoms, f.fb)
         counts = np.bincount(codes_a, minlength=atoms.size) + np.bincount(codes_b, minlength=atoms.size)
         frequent = np.sort(np.argsort(-counts, kind="stable")[:MAX_ATOMS])
         index = np.full(atoms.size, MAX_ATOMS)
         index[frequent] = np.arange(MAX_ATOMS)
-        atoms, codes_a, codes_b, outside = atoms[frequent], index[codes_a], index[codes_b], MAX_ATOMS
+        atoms, outside = atoms[frequent], MAX_ATOMS
+        split = _split_codes(index[codes_a], index[codes_b], MAX_ATOMS + 1)
+    else:  # every value is an atom: the bins of the atoms but the last
+        split = tuple(c[:-1] for c in f.split_counts(atoms))
 
     def make(chosen: tuple[int, ...]) -> Event:
         return ValueSet(feature, tuple(float(atoms[c]) for c in sorted(chosen)))
 
-    size = atoms.size + (outside is not None)
-    return _ratio_ordered("atoms", make, codes_a, codes_b, size, score, keep, outside)
+    return _ratio_ordered("atoms", make, split, score, keep, outside)
 
 
 def _histogram(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> list[Scored]:
@@ -234,31 +282,72 @@ def _histogram(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> li
     edges = f.quantiles(bins + 1)[1:-1]
     if edges.size < 2:
         return []
-    codes_a = np.searchsorted(edges, f.fa, side="left")
-    codes_b = np.searchsorted(edges, f.fb, side="left")
     edge_tuple = tuple(float(e) for e in edges)
 
     def make(chosen: tuple[int, ...]) -> Event:
         return BinSet(feature, edge_tuple, tuple(sorted(chosen)))
 
-    return _ratio_ordered("histogram ratio", make, codes_a, codes_b, edges.size + 1, score, keep)
+    return _ratio_ordered("histogram ratio", make, f.split_counts(edges), score, keep)
 
 
 def _row_patterns(rows_a, rows_b, score: Scorer, keep: int = 1) -> list[Scored]:
-    keys_a, keys_b = row_keys(rows_a), row_keys(rows_b)
-    patterns, inverse = np.unique(np.r_[keys_a, keys_b], return_inverse=True)
-    if patterns.size < 2 or patterns.size > MAX_ATOMS:
+    coded = pattern_codes(rows_a, rows_b)
+    if coded is None:
         return []
-    inverse = inverse.ravel()
-    codes_a, codes_b = inverse[: keys_a.size], inverse[keys_a.size :]
-    table = np.r_[rows_a, rows_b].astype(float)
-    first = np.unique(inverse, return_index=True)[1]
-    values = [tuple(float(v) for v in table[i]) for i in first]
+    values, codes_a, codes_b = coded
 
     def make(chosen: tuple[int, ...]) -> Event:
         return RowSet(tuple(values[c] for c in sorted(chosen)))
 
-    return _ratio_ordered("answer patterns", make, codes_a, codes_b, patterns.size, score, keep)
+    return _ratio_ordered("answer patterns", make, _split_codes(codes_a, codes_b, len(values)), score, keep)
+
+
+_MIX = np.random.default_rng(0x5EED).integers(1, 2**63, size=4096, dtype=np.uint64) | np.uint64(1)
+
+
+def pattern_codes(rows_a: np.ndarray, rows_b: np.ndarray) -> tuple[list[tuple[float, ...]], np.ndarray, np.ndarray] | None:
+    """The distinct output rows of both sides (each as its first occurrence, in the order of their
+    :func:`.sets.row_keys`) and every row's index among them; None unless there are 2 to ``MAX_ATOMS``.
+
+    Rows are told apart by a 64-bit hash of their doubles (-0.0 read as 0.0), sum_i bits_i m_i mod 2^64
+    with fixed odd multipliers m_i, and every row is then compared with its pattern's first occurrence,
+    so a collision is seen (the row keys decide then).  The hash makes the distinct values a hash-table
+    pass and the codes a binary search among them, where sorting the rows' byte strings would compare
+    them one by one.
+    """
+    head = np.unique(row_keys(np.r_[rows_a[:PATTERN_PROBE], rows_b[:PATTERN_PROBE]]))
+    if head.size > MAX_ATOMS:  # more patterns in the first rows than a set may have: no need to read on
+        return None
+    table = np.r_[rows_a, rows_b].astype(float)
+    if table.shape[1] <= _MIX.size:
+        bits = np.ascontiguousarray(table + 0.0).view(np.uint64)
+        hashes = np.zeros(table.shape[0], dtype=np.uint64)
+        for i in range(table.shape[1]):
+            hashes += bits[:, i] * _MIX[i]
+        distinct = np.unique(hashes)
+        if distinct.size > MAX_ATOMS:
+            return None
+        inverse = np.searchsorted(distinct, hashes)
+        first = np.full(distinct.size, table.shape[0])
+        np.minimum.at(first, inverse, np.arange(table.shape[0]))
+        if not np.array_equal(table, table[first][inverse]):  # a collision: fall back on the row keys
+            inverse = None
+    else:
+        inverse = None
+    if inverse is None:
+        distinct, inverse = np.unique(row_keys(table), return_inverse=True)
+        if distinct.size > MAX_ATOMS:
+            return None
+        inverse = inverse.ravel()
+        first = np.unique(inverse, return_index=True)[1]
+    if first.size < 2:
+        return None
+    order = np.argsort(row_keys(table[first]), kind="stable")  # the row keys' order
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    codes = rank[inverse]
+    values = [tuple(float(v) for v in table[i]) for i in first[order]]
+    return values, codes[: rows_a.shape[0]], codes[rows_a.shape[0]:]
 
 
 FIRST = Feature("first-nonzero")
@@ -315,7 +404,8 @@ def _first_answer_conjunctions(
     na, nb, width = rows_a.shape[0], rows_b.shape[0], rows_a.shape[1]
     ia, ib = indices
     va, vb = first_value.values(rows_a), first_value.values(rows_b)
-    answered = [int(i) for i in np.unique(np.r_[ia, ib]) if i < width]
+    seen = np.bincount(ia, minlength=width + 1)[:width] + np.bincount(ib, minlength=width + 1)[:width]
+    answered = [int(i) for i in np.flatnonzero(seen)]
     ranges = sorted({(i, i) for i in answered} | {(i, width - 1) for i in answered})
     low, high = ([], [], []), ([], [], [])
     for lo, hi in ranges:
@@ -387,7 +477,7 @@ def search_events(
     """
     found: list[Scored] = []
     for feature in _features(rows_a.shape[1], categorical):
-        f = _Sorted.of(feature.values(rows_a), feature.values(rows_b))
+        f = _Sorted.of(feature.values(rows_a), feature.values(rows_b), halves=True)
         if f.unique.size < 2:
             continue
         if _coordinate(feature) in categorical:
