@@ -52,12 +52,14 @@ import numpy as np
 
 from .._codec import from_json, to_json
 from .events import EventFamily, Scored, Scorer, SearchContext, registered_families
-from .events.sets import event_from_dict
+from .events.sets import event_from_dict, hit_counts
+from .events.standard import SHORTLIST_KEEP, search_events
 from .run.sampling import Draws
 
 __all__ = ["MIN_SCREEN", "SearchOutcome", "outcome_from_record", "rescored_shortlist", "search_record", "search_stage"]
 
 MIN_SCREEN = 50
+MISMATCH_HITS = 30
 
 
 @dataclass(frozen=True)
@@ -155,8 +157,7 @@ def _rescored(rows_a: np.ndarray, rows_b: np.ndarray, listed: list[Scored], resc
             shortlist.append((scored, index))
     if not shortlist:
         return []
-    ka = np.array([np.count_nonzero(event.contains(held_a)) for event in events])
-    kb = np.array([np.count_nonzero(event.contains(held_b)) for event in events])
+    ka, kb = np.array(hit_counts(events, held_a)), np.array(hit_counts(events, held_b))
     na, nb = held_a.shape[0], held_b.shape[0]
     forward_values = rescore(ka, na, kb, nb)
     backward_values = rescore(kb, nb, ka, na)
@@ -176,6 +177,7 @@ def search_stage(
     checks: tuple[str, ...] = (),
     learned: bool = True,
     times: dict[str, float] | None = None,
+    more: int = 0,
 ) -> SearchOutcome:
     """Screen ``pairs`` by successive halving, then search events on the winner (see the module docstring).
 
@@ -185,8 +187,12 @@ def search_stage(
     screening (:meth:`.events.sets.EventFamily.screen`) and on the winner
     (:meth:`.events.sets.EventFamily.search`).
 
-    ``times`` (when given) gets the wall time of the pair screening and of the event search on the
-    winner besides their draws (``"screening"``, ``"search"``: :class:`.records.StageTimes`).
+    ``n_search`` samples per side are searched; ``more`` per side are added on the winner when the
+    search on those has not :func:`settled` its choice (the first ones a whole number of chunks, so
+    that the winner's rows are those of one draw of the whole budget: a search that needs all of it
+    sees the rows it always saw).  ``times`` (when given) gets the wall time of the pair screening and of
+    the event search on the winner besides their draws (``"screening"``, ``"search"``:
+    :class:`.records.StageTimes`).
 
     The searches run on threads of this call (started here, stopped before it returns, so nothing is
     left to a forked child): they are pure functions of each pair's draws, so the order they finish in
@@ -195,7 +201,7 @@ def search_stage(
     threads = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="dpaudit-search")
     try:
         return _search_stage(threads, draws, pairs, n_search, score, rescore, checks, learned,
-                             {} if times is None else times)
+                             {} if times is None else times, more)
     finally:  # an error or an interrupt: the searches not started yet never start
         threads.shutdown(wait=True, cancel_futures=True)
 
@@ -210,6 +216,7 @@ def _search_stage(
     checks: tuple[str, ...],
     learned: bool,
     times: dict[str, float],
+    more: int,
 ) -> SearchOutcome:
     def context(pair: tuple[Any, Any], screening: bool) -> SearchContext:
         return SearchContext(draws.mechanism, pair, score, checks, draws.coding.categorical, bool(learned), screening)
@@ -218,11 +225,18 @@ def _search_stage(
         winner, pools, spent, rounds = _screen(threads, draws, pairs, n_search, rescore, context)
     a, b = pairs[winner]
     fresh = max(n_search - spent, n_search // 2)
+    whole = fresh + more
+    if more:  # first a whole number of chunks, so the rest continues the same streams
+        fresh = min(whole, -(-fresh // draws.chunk_rows) * draws.chunk_rows)
     with draws.stage(times, "search"):
         rows_a, rows_b = draws.rows_many([((0, 1, 0), a, fresh), ((0, 1, 1), b, fresh)])
         if winner in pools:
             rows_a = np.concatenate([*pools[winner][0], rows_a])
             rows_b = np.concatenate([*pools[winner][1], rows_b])
+        if whole > fresh and not settled(rows_a, rows_b, context((a, b), True), rescore):
+            rest = draws.rows_many([((0, 1, 0), a, whole - fresh), ((0, 1, 1), b, whole - fresh)], after=fresh)
+            rows_a, rows_b = np.concatenate([rows_a, rest[0]]), np.concatenate([rows_b, rest[1]])
+            fresh = whole
         on_winner = context((a, b), False)
         searches = [threads.submit(family.search, rows_a, rows_b, on_winner) for family in _enabled(on_winner)]
         found: list[Scored] = []
@@ -232,6 +246,45 @@ def _search_stage(
             found += proposed
             notes += said
     return SearchOutcome(winner, _ranked(found), spent + fresh, rounds, tuple(notes))
+
+
+def settled(rows_a: np.ndarray, rows_b: np.ndarray, context: SearchContext, rescore: Scorer) -> bool:
+    """Whether the strict search on these rows has settled its choice: more rows would not change it.
+
+    The standard family searches the fit half (even-indexed rows); its choice there is counted on the
+    held-out half.  Settled are:
+
+    * a support mismatch: the choice has ``MISMATCH_HITS`` or more held-out hits on one side and none
+      on the other (its verified bound is then capped by the sample size, ln(k / ln(1/alpha)), and
+      more search rows would only find more of the same mass);
+    * on scalar outputs, a choice no rival beats by more than its noise: the proposals (``SHORTLIST_KEEP``
+      per family and direction) re-scored on the held-out half by ``rescore``, the expected verified
+      bound (:func:`rescored_shortlist`); the best of them is ahead of the choice by at most one standard
+      error of the difference of their held-out log-ratios, sqrt(sum 1 / (k + 1/2)) over both events'
+      held-out counts on both sides (as if the two were independent: events that share most of their
+      outputs differ by less).  For scalar outputs the thresholds and ratio-ordered sets are the
+      Neyman-Pearson sets, whose optimum is smooth in the cut.
+
+    Vector outputs otherwise take the whole budget: a weak flaw's witness among thousands of events of
+    many features may show only there (sparse vector Alg. 4, :func:`.audit.search_budget`).
+    """
+    fit = search_events(rows_a[0::2], rows_b[0::2], context.score, keep=SHORTLIST_KEEP,
+                        categorical=context.categorical)
+    if not fit:
+        return True
+    ranked = _rescored(rows_a, rows_b, fit, rescore)
+    choice = next((s for s in ranked if s.event == fit[0].event and s.forward == fit[0].forward), None)
+    if choice is None:
+        return True
+    larger, smaller = (choice.hits_a, choice.hits_b) if choice.forward else (choice.hits_b, choice.hits_a)
+    if smaller == 0 and larger >= MISMATCH_HITS:
+        return True
+    if rows_a.shape[1] > 1:
+        return False
+    rival = ranked[0]
+    counts = np.array([choice.hits_a, choice.hits_b, rival.hits_a, rival.hits_b], dtype=float)
+    spread = float(np.sqrt(np.sum(1.0 / (counts + 0.5))))
+    return not rival.objective - choice.objective > spread
 
 
 def _screen(

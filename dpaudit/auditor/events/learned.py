@@ -72,6 +72,7 @@ MAX_TRAIN = 200_000
 MAX_TRAIN_VALUES = 20_000_000
 TRAIN_EVERY = 4
 SCORE_CHUNK = 65_536
+PATTERN_TABLE = 1 << 20
 SPECIAL_ROWS = 20_000
 MAX_COORDINATE_FEATURES = 64
 ORDER_STATISTICS = 16
@@ -161,14 +162,53 @@ class LearnedScore:
     def _folded(self) -> _Folded:
         return _Folded.of(self)
 
-    def values(self, rows: np.ndarray) -> np.ndarray:
+    @cached_property
+    def _table(self) -> np.ndarray | None:
+        """The score of every row of special values (sorted: s_0 < s_1 < ...), at index sum_i k_i K^i for
+        y_i = s_(k_i), K specials; None when there are none or more than ``PATTERN_TABLE`` such rows."""
+        specials, width = sorted(self.features.specials), self.features.width
+        if not specials or len(specials) ** width > PATTERN_TABLE:
+            return None
+        digits = np.indices((len(specials),) * width).reshape(width, -1)[::-1].T  # digit i of every index
+        return self.values(np.asarray(specials)[digits], table=False)
+
+    def values(self, rows: np.ndarray, table: bool = True) -> np.ndarray:
         """The score of every row, computed ``SCORE_CHUNK`` rows at a time without the feature matrix
-        (:class:`_Folded`: the same linear function of phi(y), its terms gathered per coordinate)."""
-        folded = self._folded
+        (:class:`_Folded`: the same linear function of phi(y), its terms gathered per coordinate).
+
+        Rows of special values only are looked up in :attr:`_table` (computed by the same function once):
+        the sparse vector's and RAPPOR's outputs are all such rows.
+        """
+        folded, lookup = self._folded, self._table if table else None
         out = np.empty(rows.shape[0])
         for start in range(0, rows.shape[0], SCORE_CHUNK):
-            out[start:start + SCORE_CHUNK] = folded.score(rows[start:start + SCORE_CHUNK])
+            part = rows[start:start + SCORE_CHUNK]
+            index = None if lookup is None else self._index(part)
+            if index is None:
+                out[start:start + SCORE_CHUNK] = folded.score(part)
+                continue
+            pure = index >= 0
+            scores = lookup[np.where(pure, index, 0)]
+            if not pure.all():
+                scores[~pure] = folded.score(part[~pure])
+            out[start:start + SCORE_CHUNK] = scores
         return out
+
+    def _index(self, rows: np.ndarray) -> np.ndarray:
+        """Each row's index in :attr:`_table`, -1 for a row with a value that is not special."""
+        specials = sorted(self.features.specials)
+        columns = np.asarray(rows, dtype=float).reshape(rows.shape[0], -1).T
+        index = np.zeros(columns.shape[1], dtype=np.int64)
+        pure = np.ones(columns.shape[1], dtype=bool)
+        for i, column in enumerate(columns):
+            place, seen = len(specials) ** i, np.zeros(column.size, dtype=bool)
+            for k, v in enumerate(specials):
+                at = column == v
+                seen |= at
+                if k:
+                    index += at * (k * place)
+            pure &= seen
+        return np.where(pure, index, -1)
 
     def top_features(self, count: int = 3) -> list[str]:
         """The features with the largest |w_j| (on standardised features: comparable across features)."""
@@ -272,8 +312,8 @@ class _Folded:
         mixed = first_answer < w
         value = np.where(mixed, columns[np.minimum(first_answer, w - 1), np.arange(n)], 0.0)
         total += self.first_answer * first_answer + self.first_value * value
-        if mixed.any():
-            total[mixed] += _weighted(np.sort(columns[:, mixed], axis=0), self.ordered)
+        if mixed.any():  # sorted along the rows, where each row's values lie together
+            total[mixed] += _weighted(np.sort(x[mixed], axis=1).T, self.ordered)
         if not mixed.all():
             # A row of special values only, sorted, is each value repeated its count times, in ascending order:
             # sum_k s_k (D[C_k] - D[C_(k-1)]) with C_k the cumulative counts and D the cumulative coefficients.

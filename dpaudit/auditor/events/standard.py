@@ -318,36 +318,46 @@ def pattern_codes(rows_a: np.ndarray, rows_b: np.ndarray) -> tuple[list[tuple[fl
     head = np.unique(row_keys(np.r_[rows_a[:PATTERN_PROBE], rows_b[:PATTERN_PROBE]]))
     if head.size > MAX_ATOMS:  # more patterns in the first rows than a set may have: no need to read on
         return None
-    table = np.r_[rows_a, rows_b].astype(float)
-    if table.shape[1] <= _MIX.size:
-        bits = np.ascontiguousarray(table + 0.0).view(np.uint64)
-        hashes = np.zeros(table.shape[0], dtype=np.uint64)
-        for i in range(table.shape[1]):
-            hashes += bits[:, i] * _MIX[i]
+    sides = (rows_a, rows_b)
+    inverse = first = None
+    if rows_a.shape[1] <= _MIX.size:
+        hashes = np.zeros(rows_a.shape[0] + rows_b.shape[0], dtype=np.uint64)
+        for i in range(rows_a.shape[1]):
+            hashes += _column_bits(sides, i) * _MIX[i]
         distinct = np.unique(hashes)
         if distinct.size > MAX_ATOMS:
             return None
         inverse = np.searchsorted(distinct, hashes)
-        first = np.full(distinct.size, table.shape[0])
-        np.minimum.at(first, inverse, np.arange(table.shape[0]))
-        if not np.array_equal(table, table[first][inverse]):  # a collision: fall back on the row keys
-            inverse = None
-    else:
-        inverse = None
-    if inverse is None:
+        first = np.full(distinct.size, hashes.size)
+        np.minimum.at(first, inverse, np.arange(hashes.size))
+        for i in range(rows_a.shape[1]):  # every row equals its pattern's first row, else a collision
+            column = _column_bits(sides, i)
+            if not np.array_equal(column, column[first][inverse]):
+                inverse = None
+                break
+    if inverse is None:  # the row keys decide
+        table = np.r_[rows_a, rows_b].astype(float)
         distinct, inverse = np.unique(row_keys(table), return_inverse=True)
         if distinct.size > MAX_ATOMS:
             return None
         inverse = inverse.ravel()
-        first = np.unique(inverse, return_index=True)[1]
-    if first.size < 2:
+        table = table[np.unique(inverse, return_index=True)[1]]
+    else:  # each pattern's first row
+        na = rows_a.shape[0]
+        table = np.array([rows_a[i] if i < na else rows_b[i - na] for i in first], dtype=float).reshape(first.size, -1)
+    if table.shape[0] < 2:
         return None
-    order = np.argsort(row_keys(table[first]), kind="stable")  # the row keys' order
+    order = np.argsort(row_keys(table), kind="stable")  # the row keys' order
     rank = np.empty(order.size, dtype=np.int64)
     rank[order] = np.arange(order.size)
     codes = rank[inverse]
-    values = [tuple(float(v) for v in table[i]) for i in first[order]]
+    values = [tuple(float(v) for v in table[i]) for i in order]
     return values, codes[: rows_a.shape[0]], codes[rows_a.shape[0]:]
+
+
+def _column_bits(sides: tuple[np.ndarray, np.ndarray], i: int) -> np.ndarray:
+    """Coordinate i of both sides' rows as the bits of its doubles (-0.0 read as 0.0)."""
+    return np.concatenate([np.asarray(rows[:, i], dtype=float) + 0.0 for rows in sides]).view(np.uint64)
 
 
 FIRST = Feature("first-nonzero")

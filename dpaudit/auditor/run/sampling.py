@@ -44,7 +44,7 @@ from ...errors import MechanismError
 from ...mechanisms.base import Mechanism
 from ...mechanisms.outputs import SHAPE_HINT
 from .checkpoint import Checkpoint
-from .executors import CHUNK_VALUES, ChunkResult, ChunkTask, MechanismRef, chunk_sizes
+from .executors import CHUNK_VALUES, ChunkResult, ChunkTask, MechanismRef, chunk_rows, chunk_sizes
 
 __all__ = ["CHUNK_VALUES", "Draws", "TimeLimitReached", "fresh_seed", "generator"]
 
@@ -162,12 +162,24 @@ class Draws:
         """n outputs on ``data`` as an (n, width) array, drawn in the chunks of stream ``key``."""
         return self.rows_many([(key, data, n)])[0]
 
-    def rows_many(self, streams: Sequence[tuple[tuple[int, ...], Any, int]]) -> list[np.ndarray]:
-        """:meth:`rows` for several (key, data, n) streams at once (one round of work for the executor)."""
+    @property
+    def chunk_rows(self) -> int:
+        """The rows of a full chunk (:func:`.executors.chunk_rows`)."""
+        return chunk_rows(self.width)
+
+    def rows_many(self, streams: Sequence[tuple[tuple[int, ...], Any, int]], after: int = 0) -> list[np.ndarray]:
+        """:meth:`rows` for several (key, data, n) streams at once (one round of work for the executor).
+
+        With ``after`` (a whole number of chunks), the n rows of each stream that follow its first ``after``:
+        drawing a stream's first rows and then the rest this way gives the rows of one draw of them all.
+        """
+        if after % self.chunk_rows:
+            raise ValueError(f"after={after!r} must be a whole number of chunks of {self.chunk_rows} rows")
+        skip = after // self.chunk_rows
         tasks = [
             ChunkTask(key + (c,), self.seed, data, rows)
             for key, data, n in streams
-            for c, rows in enumerate(chunk_sizes(n, self.width))
+            for c, rows in enumerate(chunk_sizes(after + n, self.width)) if c >= skip
         ]
         parts: dict[tuple[int, ...], np.ndarray] = {}
         started = time.perf_counter()
@@ -179,7 +191,7 @@ class Draws:
             self.waited_s += time.perf_counter() - started
         out = []
         for key, _, n in streams:
-            ordered = [parts[key + (c,)] for c in range(len(chunk_sizes(n, self.width)))]
+            ordered = [parts[key + (c,)] for c in range(skip, len(chunk_sizes(after + n, self.width)))]
             out.append(np.concatenate(ordered) if len(ordered) > 1 else ordered[0] if ordered else np.empty((0, self.width)))
         return out
 
