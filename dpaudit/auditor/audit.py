@@ -1,10 +1,12 @@
 """``audit()``: a two-stage Monte Carlo lower bound on the epsilon a mechanism realises.
 
-1. **Search stage** (``search_samples`` per side, see :func:`search_budget`).  When no pair is given,
-   half of it screens the candidate pairs of :mod:`.pairs` by successive halving, each pair scored by
-   the expected verified bound of its best event on held-out rows; the rest (at least half), fresh,
-   plus the winner's screening samples choose the events by the strict search (:mod:`.screening`,
-   :mod:`.events.standard`).  With a given pair all of it goes to event selection.
+1. **Search stage** (``search_samples`` per side, see :func:`search_budget`; by default it starts with
+   :func:`search_start` of them and draws the rest on the chosen pair only when its choice has not
+   settled on those).  When no pair is given, half of it screens the candidate pairs of :mod:`.pairs`
+   by successive halving, each pair scored by the expected verified bound of its best event on
+   held-out rows; the rest (at least half), fresh, plus the winner's screening samples choose the
+   events by the strict search (:mod:`.screening`, :mod:`.events.standard`).  With a given pair all of
+   it goes to event selection.
 2. **Verification stage** (``samples`` per side).  Fresh samples -- Poisson-sized, which makes the
    joint ratio test exact (:mod:`.bounds`) -- are drawn in batches and only the hit counts of the
    ``candidates`` best events are kept.  After each batch every bound is computed at the confidence
@@ -132,6 +134,7 @@ def search_budget(samples: int, width: int = 1) -> int:
     a larger search only if the search can then tell the witness from its heavier neighbours: on
     DP-Sniper's sparse vector Alg. 4 at N = 10^7 (seeds 1, 2) the bound went from 0.137 / 0.159 with
     5 x 10^5 search rows to 0.170 / 0.172 with 2 x 10^6 (DP-Sniper's own event certifies 0.161 there).
+    A default search spends all of it only when it needs to (:func:`search_start`).
     """
     low, high = SEARCH_ROWS
     cap = max(low, min(high, SEARCH_VALUES // max(1, width)))
@@ -142,10 +145,8 @@ def search_start(budget: int) -> int:
     """The search samples per side a default search starts with: a quarter of ``budget``, never below
     ``SEARCH_ROWS[0]`` (so every budget up to 5 x 10^5 -- every audit up to N = 10^6 -- is spent whole).
 
-    The rest of the budget is drawn only when the search on these samples has not settled its choice
-    (:func:`.screening.search_stage`): a strong flaw, or a correct mechanism's smooth optimum, is
-    chosen as well on 5 x 10^5 samples as on 2 x 10^6; the weak flaws that need more (sparse vector
-    Alg. 4 above) show it (benchmarks/README.md, "search budget").
+    The rest of the budget is drawn on the chosen pair unless the search on these samples has settled its
+    choice (:func:`.screening.settled`: a support mismatch, whose bound more search rows would not raise).
     """
     return min(budget, max(SEARCH_ROWS[0], budget // 4))
 
