@@ -401,9 +401,8 @@ def _thresholded(learned: LearnedScore, rows_a: np.ndarray, rows_b: np.ndarray, 
     cuts = _cuts(f.unique)[:-1]
     if cuts.size == 0:
         return []
-    ka = np.searchsorted(f.sa, cuts, side="right")
-    kb = np.searchsorted(f.sb, cuts, side="right")
-    na, nb = f.sa.size, f.sb.size
+    ka, kb = f.at_most(cuts)
+    na, nb = f.sizes
     family = "learned"
     low = _best(family, lambda i: LearnedThreshold(learned, float(cuts[i]), True), ka, kb, na, nb, score)
     high = _best(family, lambda i: LearnedThreshold(learned, float(cuts[i]), False), na - ka, nb - kb, na, nb, score)

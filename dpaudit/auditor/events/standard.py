@@ -119,32 +119,42 @@ def _best(
 class _Sorted:
     """One feature's values on both sides, sorted once (each side, the union, its distinct values).
 
-    With ``halves``, each side's even-indexed (fit) and odd-indexed (held-out) values are sorted apart
-    first and merged into the side's order, so that :meth:`split_counts` counts the values of each
-    half per bin by binary searches of the bin edges, without a pass over the values.
+    With ``halves``, each side's even-indexed (fit) and odd-indexed (held-out) values are sorted apart and
+    the union is merged from those four runs: :meth:`split_counts` then counts the values of each half
+    per bin by binary searches of the bin edges, without a pass over the values, and :meth:`at_most`
+    counts a side's values by its two halves (each side's own sorted values are not built).
     """
 
     fa: np.ndarray
     fb: np.ndarray
-    sa: np.ndarray
-    sb: np.ndarray
     both: np.ndarray
     unique: np.ndarray
+    sides: tuple[np.ndarray, np.ndarray] | None = None  # sorted: a, b (without halves)
     halves: tuple[np.ndarray, ...] | None = None  # sorted: fit a, fit b, held a, held b
 
     @classmethod
     def of(cls, fa: np.ndarray, fb: np.ndarray, halves: bool = False) -> "_Sorted":
-        parts = None
         if halves:
             parts = tuple(np.sort(values[start::2]) for start in (0, 1) for values in (fa, fb))
-            sa, sb = _merged(parts[0], parts[2]), _merged(parts[1], parts[3])
+            both, sides = np.sort(np.concatenate(parts), kind="stable"), None  # merging sorted runs: linear time
         else:
-            sa, sb = np.sort(fa), np.sort(fb)
-        both = _merged(sa, sb)
+            parts, sides = None, (np.sort(fa), np.sort(fb))
+            both = np.sort(np.concatenate(sides), kind="stable")
         keep = np.empty(both.size, dtype=bool)
         keep[:1] = True
         np.not_equal(both[1:], both[:-1], out=keep[1:])
-        return cls(fa, fb, sa, sb, both, both[keep], parts)
+        return cls(fa, fb, both, both[keep], sides, parts)
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        return self.fa.size, self.fb.size
+
+    def at_most(self, cuts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each cut t, the number of values <= t on side a and on side b."""
+        if self.halves is None:
+            return tuple(np.searchsorted(side, cuts, side="right") for side in self.sides)  # type: ignore[return-value]
+        fit_a, fit_b, held_a, held_b = (np.searchsorted(half, cuts, side="right") for half in self.halves)
+        return fit_a + held_a, fit_b + held_b
 
     def split_counts(self, edges: np.ndarray) -> tuple[np.ndarray, ...]:
         """Per half (fit a, fit b, held a, held b), the count of values in each bin of ``edges``: bin i is
@@ -165,11 +175,6 @@ class _Sorted:
         return np.unique(self.both[np.clip(ranks, 0, size - 1).astype(int)])
 
 
-def _merged(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Two sorted arrays as one (a stable sort of two sorted runs merges them: linear time)."""
-    return np.sort(np.r_[first, second], kind="stable")
-
-
 def _cuts(unique: np.ndarray) -> np.ndarray:
     if unique.size <= MAX_CUTS:
         return unique
@@ -182,9 +187,8 @@ def _thresholds(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> l
     cuts = _cuts(f.unique)[:-1]  # "<= max" is everything: no information
     if cuts.size == 0:
         return []
-    ka = np.searchsorted(f.sa, cuts, side="right")
-    kb = np.searchsorted(f.sb, cuts, side="right")
-    na, nb = f.sa.size, f.sb.size
+    ka, kb = f.at_most(cuts)
+    na, nb = f.sizes
     low = _best("threshold", lambda i: Threshold(feature, float(cuts[i]), True), ka, kb, na, nb, score, keep)
     high = _best("threshold", lambda i: Threshold(feature, float(cuts[i]), False), na - ka, nb - kb, na, nb, score, keep)
     return low + high
@@ -195,16 +199,14 @@ def _intervals(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> li
     if edges.size < 3:
         return []
     edges[0] = np.nextafter(edges[0], -np.inf)  # so the lowest value is inside the first interval
-    ca = np.searchsorted(f.sa, edges, side="right")
-    cb = np.searchsorted(f.sb, edges, side="right")
+    ca, cb = f.at_most(edges)
     i, j = np.triu_indices(edges.size, k=1)
     return _best(
         "interval",
         lambda m: Interval(feature, float(edges[i[m]]), float(edges[j[m]])),
         ca[j] - ca[i],
         cb[j] - cb[i],
-        f.sa.size,
-        f.sb.size,
+        *f.sizes,
         score,
         keep,
     )
@@ -424,10 +426,9 @@ def _first_answer_conjunctions(
         cuts = f.tail_quantiles(CONJUNCTION_CUTS)
         if cuts.size == 0:
             continue
-        ka = np.searchsorted(f.sa, cuts, side="right")
-        kb = np.searchsorted(f.sb, cuts, side="right")
+        ka, kb = f.at_most(cuts)
         made = [(float(lo), float(hi), float(t)) for t in cuts]
-        for store, counts in ((low, (ka, kb)), (high, (f.sa.size - ka, f.sb.size - kb))):
+        for store, counts in ((low, (ka, kb)), (high, (f.fa.size - ka, f.fb.size - kb))):
             store[0].append(counts[0])
             store[1].append(counts[1])
             store[2].extend(made)
@@ -504,7 +505,7 @@ def search_events(
         learned = _fisher_direction(rows_a[0::2], rows_b[0::2])
         if learned is not None:
             f = _Sorted.of(learned.values(rows_a[1::2]), learned.values(rows_b[1::2]))
-            if f.sa.size and f.sb.size:
+            if f.fa.size and f.fb.size:
                 found += _thresholds(learned, f, score, keep)
     found.sort(key=lambda s: (-s.objective, -(s.hits_a if s.forward else s.hits_b)))
     return found
