@@ -53,7 +53,6 @@ import numpy as np
 from .._codec import from_json, to_json
 from .events import EventFamily, Scored, Scorer, SearchContext, registered_families
 from .events.sets import event_from_dict, hit_counts
-from .events.standard import search_events
 from .run.sampling import Draws
 
 __all__ = ["MIN_SCREEN", "SearchOutcome", "outcome_from_record", "rescored_shortlist", "search_record", "search_stage"]
@@ -188,7 +187,7 @@ def search_stage(
     (:meth:`.events.sets.EventFamily.search`).
 
     ``n_search`` samples per side are searched; ``more`` per side are added on the winner when the
-    search on those has not :func:`settled` its choice (the first ones a whole number of chunks, so
+    standard family's search on those has not :func:`settled` its choice (the first ones a whole number of chunks, so
     that the winner's rows are those of one draw of the whole budget: a search that needs all of it
     sees the rows it always saw).  ``times`` (when given) gets the wall time of the pair screening and of
     the event search on the winner besides their draws (``"screening"``, ``"search"``:
@@ -233,40 +232,48 @@ def _search_stage(
         if winner in pools:
             rows_a = np.concatenate([*pools[winner][0], rows_a])
             rows_b = np.concatenate([*pools[winner][1], rows_b])
-        if whole > fresh and not settled(rows_a, rows_b, context((a, b), True)):
+        on_winner = context((a, b), False)
+        families = _enabled(on_winner)
+        done: dict[str, Any] = {}
+        first = next((family for family in families if family.name == "standard"), None)
+        if whole > fresh and first is not None:  # the standard family first: does its choice settle the search?
+            done[first.name] = first.search(rows_a, rows_b, on_winner)
+            if not settled(done[first.name][0]):
+                rest = draws.rows_many([((0, 1, 0), a, whole - fresh), ((0, 1, 1), b, whole - fresh)], after=fresh)
+                rows_a, rows_b = np.concatenate([rows_a, rest[0]]), np.concatenate([rows_b, rest[1]])
+                fresh, done = whole, {}
+        elif whole > fresh:
             rest = draws.rows_many([((0, 1, 0), a, whole - fresh), ((0, 1, 1), b, whole - fresh)], after=fresh)
             rows_a, rows_b = np.concatenate([rows_a, rest[0]]), np.concatenate([rows_b, rest[1]])
             fresh = whole
-        on_winner = context((a, b), False)
-        searches = [threads.submit(family.search, rows_a, rows_b, on_winner) for family in _enabled(on_winner)]
+        searches = {family.name: threads.submit(family.search, rows_a, rows_b, on_winner)
+                    for family in families if family.name not in done}
         found: list[Scored] = []
         notes: list[str] = []
-        for search in searches:  # in registration order, whatever order they finish in
-            proposed, said = search.result()
+        for family in families:  # in registration order, whatever order they finish in
+            proposed, said = done[family.name] if family.name in done else searches[family.name].result()
             found += proposed
             notes += said
     return SearchOutcome(winner, _ranked(found), spent + fresh, rounds, tuple(notes))
 
 
-def settled(rows_a: np.ndarray, rows_b: np.ndarray, context: SearchContext) -> bool:
-    """Whether the search on these rows has settled its choice: more rows would not change what it certifies.
+def settled(found: list[Scored]) -> bool:
+    """Whether the standard family's events ``found`` on a search's first rows settle it: more rows would not
+    change what it certifies.
 
-    Settled is a support mismatch: the standard family's choice on the fit half (even-indexed rows) has
-    ``MISMATCH_HITS`` or more hits on one side of the held-out half and none on the other.  Its verified
-    bound is then capped by the sample size, ln(k / ln(1/alpha)) (:mod:`.verification`), and more search rows
-    would only find more of the same mass (sparse vector without query noise: the same event and bound,
-    12.26 at N = 10^7, from 5 x 10^5 search rows as from 2 x 10^6).  Anything else takes the whole budget:
-    with more rows the strict search's choice moves towards the event the verification certifies best
-    (noisy max returning the value, at N = 10^7: 0.240 and 1.683 from 5 x 10^5 search rows, 0.246 and
-    1.848 from 2 x 10^6), and a weak flaw's witness among thousands of events may show only there (sparse
-    vector Alg. 4, :func:`.audit.search_budget`).
+    Settled is a support mismatch: the best event has ``MISMATCH_HITS`` or more hits on one side and none on
+    the other.  Its verified bound is then capped by the sample size, ln(k / ln(1/alpha)) (:mod:`.verification`),
+    and more search rows would only find more of the same mass (sparse vector without query noise: the
+    same event and bound, 12.26 at N = 10^7, from 5 x 10^5 search rows as from 2 x 10^6).  Anything else takes
+    the whole budget: with more rows the strict search's choice moves towards the event the verification
+    certifies best (noisy max returning the value, at N = 10^7: 0.240 and 1.683 from 5 x 10^5 search rows,
+    0.246 and 1.848 from 2 x 10^6), and a weak flaw's witness among thousands of events may show only there
+    (sparse vector Alg. 4, :func:`.audit.search_budget`).
     """
-    fit = search_events(rows_a[0::2], rows_b[0::2], context.score, categorical=context.categorical)
-    if not fit:
+    if not found:
         return False
-    choice = fit[0]
-    held = [hit_counts([choice.event], rows[1::2])[0] for rows in (rows_a, rows_b)]
-    larger, smaller = held if choice.forward else held[::-1]
+    best = max(found, key=lambda s: s.objective)
+    larger, smaller = (best.hits_a, best.hits_b) if best.forward else (best.hits_b, best.hits_a)
     return smaller == 0 and larger >= MISMATCH_HITS
 
 

@@ -304,15 +304,16 @@ def _row_patterns(rows_a, rows_b, score: Scorer, keep: int = 1) -> list[Scored]:
     return _ratio_ordered("answer patterns", make, _split_codes(codes_a, codes_b, len(values)), score, keep)
 
 
-_MIX = np.random.default_rng(0x5EED).integers(1, 2**63, size=4096, dtype=np.uint64) | np.uint64(1)
+_MIX = np.random.default_rng(0x5EED).integers(1, 2**63, size=4096, dtype=np.uint64)
 
 
 def pattern_codes(rows_a: np.ndarray, rows_b: np.ndarray) -> tuple[list[tuple[float, ...]], np.ndarray, np.ndarray] | None:
     """The distinct output rows of both sides (each as its first occurrence, in the order of their
     :func:`.sets.row_keys`) and every row's index among them; None unless there are 2 to ``MAX_ATOMS``.
 
-    Rows are told apart by a 64-bit hash of their doubles (-0.0 read as 0.0), sum_i bits_i m_i mod 2^64
-    with fixed odd multipliers m_i, and every row is then compared with its pattern's first occurrence,
+    Rows are told apart by a 64-bit hash of their doubles (-0.0 read as 0.0), sum_i mix(bits_i xor m_i)
+    mod 2^64 with fixed random words m_i (:func:`_mixed`), and every row is then compared with its
+    pattern's first occurrence,
     so a collision is seen (the row keys decide then).  The hash makes the distinct values a hash-table
     pass and the codes a binary search among them, where sorting the rows' byte strings would compare
     them one by one.
@@ -325,7 +326,7 @@ def pattern_codes(rows_a: np.ndarray, rows_b: np.ndarray) -> tuple[list[tuple[fl
     if rows_a.shape[1] <= _MIX.size:
         hashes = np.zeros(rows_a.shape[0] + rows_b.shape[0], dtype=np.uint64)
         for i in range(rows_a.shape[1]):
-            hashes += _column_bits(sides, i) * _MIX[i]
+            hashes += _mixed(_column_bits(sides, i) ^ _MIX[i])
         distinct = np.unique(hashes)
         if distinct.size > MAX_ATOMS:
             return None
@@ -355,6 +356,15 @@ def pattern_codes(rows_a: np.ndarray, rows_b: np.ndarray) -> tuple[list[tuple[fl
     codes = rank[inverse]
     values = [tuple(float(v) for v in table[i]) for i in order]
     return values, codes[: rows_a.shape[0]], codes[rows_a.shape[0]:]
+
+
+def _mixed(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser (Steele, Lea & Flood 2014) on every 64-bit word: each output bit depends on every input
+    bit, so doubles that differ only in their high (exponent) bits hash far apart."""
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
 
 def _column_bits(sides: tuple[np.ndarray, np.ndarray], i: int) -> np.ndarray:
