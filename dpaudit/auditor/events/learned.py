@@ -312,7 +312,9 @@ class _Folded:
         mixed = first_answer < w
         value = np.where(mixed, columns[np.minimum(first_answer, w - 1), np.arange(n)], 0.0)
         total += self.first_answer * first_answer + self.first_value * value
-        if mixed.any():  # sorted along the rows, where each row's values lie together
+        if mixed.all():  # sorted along the rows, where each row's values lie together
+            total += _weighted(np.sort(x, axis=1).T, self.ordered)
+        elif mixed.any():
             total[mixed] += _weighted(np.sort(x[mixed], axis=1).T, self.ordered)
         if not mixed.all():
             # A row of special values only, sorted, is each value repeated its count times, in ascending order:
@@ -389,15 +391,9 @@ def _train(features: OutputFeatures, phi_a: np.ndarray, phi_b: np.ndarray) -> Le
                         tuple(float(v) for v in weights), intercept)
 
 
-def _held(values: np.ndarray) -> np.ndarray:
-    """``values`` but every ``TRAIN_EVERY``-th from the first (the training rows')."""
-    return np.delete(values, np.s_[0::TRAIN_EVERY])
-
-
-def _thresholded(learned: LearnedScore, rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> list[Scored]:
-    """The best threshold of ``learned``'s score in each direction, scored on the held-out rows (the rows whose
-    index is not a multiple of ``TRAIN_EVERY``; a row's score does not depend on the rows beside it)."""
-    f = _Sorted.of(_held(learned.values(rows_a)), _held(learned.values(rows_b)))
+def _thresholded(learned: LearnedScore, held_a: np.ndarray, held_b: np.ndarray, score: Scorer) -> list[Scored]:
+    """The best threshold of ``learned``'s score in each direction, scored on the held-out rows."""
+    f = _Sorted.of(learned.values(held_a), learned.values(held_b))
     cuts = _cuts(f.unique)[:-1]
     if cuts.size == 0:
         return []
@@ -425,11 +421,11 @@ def learned_events(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> tup
     features = OutputFeatures.fit(np.vstack([rows[0::TRAIN_EVERY][:SPECIAL_ROWS] for rows in (rows_a, rows_b)]))
     cap = max(1_000, min(MAX_TRAIN, MAX_TRAIN_VALUES // len(features.names())))
     fit_a, fit_b = rows_a[0::TRAIN_EVERY][:cap], rows_b[0::TRAIN_EVERY][:cap]
+    held = [np.delete(rows, np.s_[0::TRAIN_EVERY], axis=0) for rows in (rows_a, rows_b)]
     learned = _train(features, features.matrix(fit_a), features.matrix(fit_b))
-    found = [] if learned is None else _thresholded(learned, rows_a, rows_b, score)
-    held_a, held_b = (rows.shape[0] - len(range(0, rows.shape[0], TRAIN_EVERY)) for rows in (rows_a, rows_b))
+    found = [] if learned is None else _thresholded(learned, held[0], held[1], score)
     note = (f"learned events: logistic regression on {len(features.names())} features of {fit_a.shape[0]} + "
-            f"{fit_b.shape[0]} search rows, thresholds on {held_a} + {held_b} others")
+            f"{fit_b.shape[0]} search rows, thresholds on {held[0].shape[0]} + {held[1].shape[0]} others")
     return [s for s in found if math.isfinite(s.objective)], [note]
 
 
