@@ -244,7 +244,10 @@ def _search_stage(
         first = next((family for family in families if family.name == "standard"), None)
         if whole > fresh and first is not None:  # the standard family first: does its choice settle the search?
             done[first.name] = first.search(rows_a, rows_b, on_winner)
-            if not settled(done[first.name][0]):
+            if settled(done[first.name][0]):  # no classifier either: it could only find more of the same mass
+                on_winner = replace(on_winner, learned=False)
+                families = tuple(family for family in families if family.enabled(on_winner))
+            else:
                 rest = draws.rows_many([((0, 1, 0), a, whole - fresh), ((0, 1, 1), b, whole - fresh)], after=fresh)
                 rows_a, rows_b = np.concatenate([rows_a, rest[0]]), np.concatenate([rows_b, rest[1]])
                 fresh, done = whole, {}
@@ -269,7 +272,8 @@ def settled(found: list[Scored]) -> bool:
 
     Settled is a support mismatch: the best event has ``MISMATCH_HITS`` or more hits on one side and none on
     the other.  Its verified bound is then capped by the sample size, ln(k / ln(1/alpha)) (:mod:`.verification`),
-    and more search rows would only find more of the same mass (sparse vector without query noise: the
+    and more search rows (or the learned family's classifier, which is then not trained) would only find more
+    of the same mass (sparse vector without query noise: the
     same event and bound, 12.26 at N = 10^7, from 5 x 10^5 search rows as from 2 x 10^6).  Anything else takes
     the whole budget: with more rows the strict search's choice moves towards the event the verification
     certifies best (noisy max returning the value, at N = 10^7: 0.240 and 1.683 from 5 x 10^5 search rows,
