@@ -456,6 +456,8 @@ def search(config: AuditConfig, setup: Setup, session: _Session, draws: Draws) -
     def strict_score(ka, na, kb, nb):
         return bounds.epsilon_lower_bound(method, ka, na, kb, nb, search_level, delta)
 
+    strict_score.below_frequencies = True  # type: ignore[attr-defined]  # :func:`.events.standard._scores`
+
     def rescore(ka, na, kb, nb):
         expected_a, expected_b = np.asarray(ka, dtype=float) * (n / na), np.asarray(kb, dtype=float) * (n / nb)
         return bounds.epsilon_lower_bound(method, expected_a, n, expected_b, n, rescore_level, delta)

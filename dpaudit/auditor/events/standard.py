@@ -88,10 +88,40 @@ def _scores(score: Scorer, ka: np.ndarray, na: int, kb: np.ndarray, nb: int, kee
     ahead = ka.astype(float) * nb > kb.astype(float) * na
     if np.count_nonzero(ahead) >= keep:
         values = np.full(ka.shape, -np.inf)
-        values[ahead] = score(ka[ahead], na, kb[ahead], nb)
+        if getattr(score, "below_frequencies", False):
+            _score_by_frequencies(score, ka, na, kb, nb, keep, np.flatnonzero(ahead), values)
+        else:
+            values[ahead] = score(ka[ahead], na, kb[ahead], nb)
         if np.count_nonzero(values > 0) >= keep:
             return values
     return score(ka, na, kb, nb)
+
+
+FREQUENCY_HEAD = 64
+
+
+def _score_by_frequencies(score: Scorer, ka: np.ndarray, na: int, kb: np.ndarray, nb: int, keep: int,
+                          candidates: np.ndarray, values: np.ndarray) -> None:
+    """Fill ``values`` at ``candidates`` where the score can be among the ``keep`` best, for a score that lies
+    strictly below the frequencies' log-ratio ln((k_a / n_a) / (k_b / n_b)) (``score.below_frequencies``:
+    the Clopper-Pearson bounds, joint and union, whose lower bound on p_a is below k_a / n_a and upper bound
+    on p_b above k_b / n_b).  The ``FREQUENCY_HEAD`` candidates of the largest log-ratio are scored first; a
+    candidate whose log-ratio does not exceed the ``keep``-th best score among them cannot be among the best
+    and is not scored (-inf)."""
+    with np.errstate(divide="ignore"):
+        ratio = np.log(ka[candidates] * float(nb)) - np.log(kb[candidates] * float(na))
+    order = np.argsort(-ratio, kind="stable")
+    head, tail = candidates[order[:FREQUENCY_HEAD]], candidates[order[FREQUENCY_HEAD:]]
+    values[head] = score(ka[head], na, kb[head], nb)
+    if tail.size == 0:
+        return
+    best = np.sort(values[head])[::-1]
+    if best.size < keep or not np.isfinite(best[keep - 1]):
+        values[tail] = score(ka[tail], na, kb[tail], nb)
+        return
+    rest = tail[ratio[order[FREQUENCY_HEAD:]] > best[keep - 1]]
+    if rest.size:
+        values[rest] = score(ka[rest], na, kb[rest], nb)
 
 
 def _best(
