@@ -56,8 +56,14 @@ measures again), so a long column can be run row by row and resumed; ``--jobs`` 
 processes; ``--report`` prints the table from the stored cells only.  RAPPOR's Bloom filter needs
 MurmurHash3: ``pip install 'dpaudit[benchmarks]'`` (or ``pip install mmh3``).
 
+Speed: each cell also records its stages' times (``result.run.times``) and ``draw_seconds``, the time the
+row's own sampler takes to draw the outputs the audit drew (N plus the search samples per side, in the
+audit's chunks, in this process, as the audit's ``executor="in-process"``); the column "time on N" gives
+the audit's wall time, that time and their ratio.
+
 Run: ``PYTHONPATH=. python benchmarks/dp_sniper_suite.py [--samples 1000000,10000000] [--only SVT3,Rappor]
-[--seed 1] [--jobs 1] [--rerun] [--report]`` (writes benchmarks/results/dp_sniper_suite.json).
+[--columns on] [--pairs dp-sniper] [--seed 1] [--jobs 1] [--rerun] [--report]`` (writes
+benchmarks/results/dp_sniper_suite.json).
 """
 
 from __future__ import annotations
@@ -79,6 +85,7 @@ import numpy as np
 
 import dpaudit
 from dpaudit.auditor import bounds
+from dpaudit.auditor.run.executors import chunk_sizes
 
 sys.path.insert(0, str(Path(__file__).parent))
 from tightness import write_results  # noqa: E402
@@ -451,8 +458,22 @@ def _commit() -> str | None:
         return None
 
 
+_WARM: list[bool] = []
+
+
+def warm_up() -> None:
+    """Once per process, a small audit of a vector row with every family: the imports (scipy, scikit-learn) are
+    then done before any cell's time is taken."""
+    if not _WARM:
+        row = ROW_BY_NAME["SVT1"]
+        dpaudit.audit(row.mechanism(row.pair), pair=row.pair, samples=2_000, seed=0, executor="in-process",
+                      progress=False)
+        _WARM.append(True)
+
+
 def measure(cell: Cell) -> dict[str, Any]:
     """Run the cell's audit, store and return its record."""
+    warm_up()
     row = ROW_BY_NAME[cell.row]
     pair = row.pairs()[cell.pair]
     started = time.perf_counter()
@@ -474,12 +495,26 @@ def measure(cell: Cell) -> dict[str, Any]:
         "family": result.candidates[0].family if result.candidates else None,
         "search_samples": result.search_samples,
         "seconds": time.perf_counter() - started,
+        "stage_seconds": result.run.times.as_dict(),
+        "draw_seconds": draw_seconds(row, pair, cell.samples + result.search_samples, cell.seed),
         "dpaudit_version": dpaudit.__version__,
         "commit": _commit(),
     }
     CELLS.mkdir(parents=True, exist_ok=True)
     cell.path().write_text(json.dumps(record, indent=2, default=str) + "\n")
     return record
+
+
+def draw_seconds(row: Row, pair: Pair, per_side: int, seed: int) -> float:
+    """The time the row's own sampler takes to draw what the audit drew: ``per_side`` outputs on each input of
+    the pair, in the audit's chunks (:func:`dpaudit.auditor.run.executors.chunk_sizes`), here, one after another."""
+    rng = np.random.default_rng(seed)
+    width = int(np.prod(np.shape(row.sampler(pair[0], 1, rng))[1:], dtype=int))
+    started = time.perf_counter()
+    for data in pair:
+        for rows in chunk_sizes(per_side, width):
+            row.sampler(data, rows, rng)
+    return time.perf_counter() - started
 
 
 def false_alarm(row: Row, record: dict[str, Any]) -> bool:
@@ -504,7 +539,7 @@ def run_cells(cells: list[Cell], jobs: int) -> None:
     def report(cell: Cell, record: dict[str, Any]) -> None:
         alarm = "  !! CORRECT MECHANISM FLAGGED" if false_alarm(ROW_BY_NAME[cell.row], record) else ""
         print(f"  {cell.row:<18} {cell.pair:<9} {cell.column:<5} N={cell.samples:.0e}: {record['bound']:.4f} "
-              f"({record['verdict']}, {record['seconds']:.0f} s) [{record['family']}] "
+              f"({record['verdict']}, {record['seconds']:.1f} s, {_speed(record)} of the draws) [{record['family']}] "
               f"{str(record['event'])[:60]}{alarm}",
               flush=True)
 
@@ -537,9 +572,18 @@ def _bound(cells: dict[tuple[str, str, int], dict[str, Any] | None], pair: str, 
     return (cells.get((pair, column, n)) or {}).get("bound")
 
 
+def _speed(record: dict[str, Any] | None) -> str:
+    """The audit's wall time over its sampler's time for the same outputs (:func:`draw_seconds`), e.g. ``2.1x``."""
+    if not record or not record.get("draw_seconds"):
+        return "—"
+    return f"{record['seconds'] / record['draw_seconds']:.2f}x"
+
+
 def _duration(seconds: float | None) -> str:
     if seconds is None:
         return "—"
+    if seconds < 10:
+        return f"{seconds:.1f} s"
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
 
@@ -574,7 +618,8 @@ def table(rows: list[Row], sizes: list[int], seed: int) -> tuple[list[str], list
         header += [f"on {_power(n)}", f"DPS@{_power(n)}", f"/DPS@{_power(n)}", f"at StatDP pair {_power(n)}",
                    f"StatDP@{_power(n)}", f"/StatDP@{_power(n)}"]
     header += [f"on {_power(large)} / DP-Sniper", f"at StatDP pair {_power(large)} / StatDP",
-               f"float {_power(small)}: implementation / algorithmic"]
+               f"float {_power(small)}: implementation / algorithmic",
+               f"time on {_power(large)}: audit, draws, audit / draws"]
     header += (["on 2x10^8", "/DP-Sniper", "at StatDP pair 2x10^8", "/StatDP", "time at 2x10^8"] if peer
                else ["time at 2x10^8 (est.)"])
     header += [f"event (on, {_power(large)})"]
@@ -600,6 +645,9 @@ def table(rows: list[Row], sizes: list[int], seed: int) -> tuple[list[str], list
                  _ratio(get(statdp_pair, "on", large), row.statdp.eps_lcb) if row.statdp else "—",
                  (f"{_number(floating['bound'])} / {_number(floating['algorithmic_bound'])}"
                   f" ({floating['verdict']})" if floating else "—")]
+        timed = cells.get(("dp-sniper", "on", large))
+        line.append(f"{_duration(timed['seconds'])}, {_duration(timed.get('draw_seconds'))}, {_speed(timed)}"
+                    if timed else "—")
         at_peer = cells.get(("dp-sniper", "on", PEER_SAMPLES))
         if peer:
             bound, at_statdp = get("dp-sniper", "on", PEER_SAMPLES), get(statdp_pair, "on", PEER_SAMPLES)
@@ -635,6 +683,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="cells measured in parallel processes")
     parser.add_argument("--rerun", action="store_true", help="measure again the cells already stored")
     parser.add_argument("--report", action="store_true", help="print the table of the stored cells, measure none")
+    parser.add_argument("--columns", default="", help="comma-separated columns to measure (on, off, float; default: all)")
+    parser.add_argument("--pairs", default="", help="comma-separated pairs to measure (dp-sniper, statdp; default: both)")
     args = parser.parse_args()
     try:
         sizes = sorted({int(float(size)) for size in args.samples.split(",") if size.strip()})
@@ -652,7 +702,9 @@ def main() -> None:
         row.claim(row.pair)
     started = time.perf_counter()
     if not args.report:
-        cells = planned(rows, sizes, args.seed)
+        columns = {c.strip() for c in args.columns.split(",") if c.strip()} or set(COLUMNS)
+        kinds = {p.strip() for p in args.pairs.split(",") if p.strip()} or {"dp-sniper", "statdp"}
+        cells = [cell for cell in planned(rows, sizes, args.seed) if cell.column in columns and cell.pair in kinds]
         missing = [cell for cell in cells if args.rerun or cell.stored() is None]
         print(f"DP-Sniper and StatDP suites, eps = {EPSILON}, confidence {CONFIDENCE}, seed {args.seed}: "
               f"{len(missing)} of {len(cells)} audits to run ({len(cells) - len(missing)} stored in {CELLS})")

@@ -9,34 +9,32 @@ after a change and compare::
     python benchmarks/fingerprints.py -o after.json --compare before.json
 
 It prints the entries whose fingerprint differs (none, for a change that moves code only) and exits 1
-if any does.
+if any does; then the differing entries whose verdict changed and those whose bound is lower by more
+than its own noise (the standard error of the reported event's log-ratio from its hits: a change that
+moves which event or which search samples are used moves the bound within that).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 
 import dpaudit
+from dpaudit.auditor.result import without_timings
 from dpaudit.mechanisms.registry import names
 
 SAMPLES = 20_000
 SEEDS = (1, 2)
 
 
-TIMING = ("elapsed_s", "mechanism_s")
-"""The only fields of a result that may differ between two runs of the same audit: wall-clock times."""
-
-
 def fingerprint(name: str, seed: int, samples: int) -> dict:
     """Everything the audit reported (``as_dict()``, candidates, findings, notes and reason included)
-    but its wall-clock times, as JSON."""
+    but its wall-clock times (:func:`dpaudit.auditor.result.without_timings`), as JSON."""
     result = dpaudit.audit(name, samples=samples, seed=seed, executor="in-process", progress=False)
-    document = result.as_dict()
-    for key in TIMING:
-        document.pop(key)
+    document = without_timings(result.as_dict())
     return json.loads(json.dumps(document, sort_keys=True, default=str))
 
 
@@ -59,7 +57,34 @@ def main() -> int:
     for key in differ:
         print(f"{key}:\n  before {before.get(key)}\n  after  {prints.get(key)}")
     print(f"{len(prints) - len(differ)} of {len(prints)} fingerprints identical")
+    verdicts, lower = outcome_changes(before, prints, differ)
+    print(f"{len(verdicts)} verdicts changed{': ' + ', '.join(verdicts) if verdicts else ''}; "
+          f"{len(lower)} bounds lower by more than their noise{': ' + ', '.join(lower) if lower else ''}")
     return 1 if differ else 0
+
+
+def noise(document: dict) -> float:
+    """The standard error of the reported bound's log-ratio, sqrt(1 / k_a + 1 / k_b) from its hits (a count of 0
+    read as 1/2)."""
+    hits = [max(float(k), 0.5) for k in document.get("hits") or (0, 0)]
+    return math.sqrt(sum(1.0 / k for k in hits))
+
+
+def outcome_changes(before: dict, after: dict, keys: list[str]) -> tuple[list[str], list[str]]:
+    """Among ``keys``, those whose verdict changed, and those whose bound is lower than before by more than the
+    larger of the two runs' :func:`noise` (each with the two bounds)."""
+    verdicts, lower = [], []
+    for key in keys:
+        old, new = before.get(key), after.get(key)
+        if old is None or new is None:
+            verdicts.append(f"{key} (missing)")
+            continue
+        if old["verdict"] != new["verdict"]:
+            verdicts.append(f"{key} ({old['verdict']} -> {new['verdict']})")
+        drop = float(old["epsilon_lower_bound"]) - float(new["epsilon_lower_bound"])
+        if drop > max(noise(old), noise(new)):
+            lower.append(f"{key} ({old['epsilon_lower_bound']} -> {new['epsilon_lower_bound']})")
+    return verdicts, lower
 
 
 if __name__ == "__main__":

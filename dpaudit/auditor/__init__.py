@@ -21,7 +21,7 @@ to workers, checkpoints, progress).
 
 from __future__ import annotations
 
-from .audit import SEARCH_FLOOR, SEARCH_ROWS, SEARCH_VALUES, audit, run_audit, search_budget
+from .audit import SEARCH_FLOOR, SEARCH_ROWS, SEARCH_VALUES, audit, run_audit, search_budget, search_start
 from .bounds import METHODS, delta_lower_bound, union_bound
 from .confidence import ConfidencePlan
 from .config import (
@@ -80,6 +80,7 @@ __all__ = [
     "result_lines",
     "run_audit",
     "search_budget",
+    "search_start",
     "step_bounds",
     "union_bound",
     "working_point",

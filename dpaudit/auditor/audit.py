@@ -1,10 +1,12 @@
 """``audit()``: a two-stage Monte Carlo lower bound on the epsilon a mechanism realises.
 
-1. **Search stage** (``search_samples`` per side, see :func:`search_budget`).  When no pair is given,
-   half of it screens the candidate pairs of :mod:`.pairs` by successive halving, each pair scored by
-   the expected verified bound of its best event on held-out rows; the rest (at least half), fresh,
-   plus the winner's screening samples choose the events by the strict search (:mod:`.screening`,
-   :mod:`.events.standard`).  With a given pair all of it goes to event selection.
+1. **Search stage** (``search_samples`` per side, see :func:`search_budget`; by default it starts with
+   :func:`search_start` of them and draws the rest on the chosen pair only when its choice has not
+   settled on those).  When no pair is given, half of it screens the candidate pairs of :mod:`.pairs`
+   by successive halving, each pair scored by the expected verified bound of its best event on
+   held-out rows; the rest (at least half), fresh, plus the winner's screening samples choose the
+   events by the strict search (:mod:`.screening`, :mod:`.events.standard`).  With a given pair all of
+   it goes to event selection.
 2. **Verification stage** (``samples`` per side).  Fresh samples -- Poisson-sized, which makes the
    joint ratio test exact (:mod:`.bounds`) -- are drawn in batches and only the hit counts of the
    ``candidates`` best events are kept.  After each batch every bound is computed at the confidence
@@ -60,7 +62,7 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -94,7 +96,7 @@ from .events.side_channels import readable, side_channel_findings, side_channel_
 from .pairs import START_HINT, candidate_pairs
 from .probabilistic import Certified, bad_set_test
 from .relation import RelationChoice, choose_relation
-from .records import Finding, Neighbours, RunInfo, Stopping
+from .records import Finding, Neighbours, RunInfo, StageTimes, Stopping
 from .result import AuditResult, VerifiedEvent
 from .run.checkpoint import Checkpoint
 from .run.executors import InProcess, Threads, make_executor, ship
@@ -109,7 +111,8 @@ from .sequential import Schedule
 from .verification import Verification, verify
 
 __all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_SAMPLES", "DEFAULT_VERDICT_CONFIDENCE", "MAX_SAMPLES", "MIN_SAMPLES",
-           "PDP_SHARE", "REACH_FRACTION", "SEARCH_EVENTS", "SEARCH_FLOOR", "audit", "run_audit", "search_budget"]
+           "PDP_SHARE", "REACH_FRACTION", "SEARCH_EVENTS", "SEARCH_FLOOR", "audit", "run_audit", "search_budget",
+           "search_start"]
 
 SEARCH_FLOOR = 20_000
 """The smallest search a default budget gets: min(N, SEARCH_FLOOR) samples per side (:func:`search_budget`)."""
@@ -131,10 +134,21 @@ def search_budget(samples: int, width: int = 1) -> int:
     a larger search only if the search can then tell the witness from its heavier neighbours: on
     DP-Sniper's sparse vector Alg. 4 at N = 10^7 (seeds 1, 2) the bound went from 0.137 / 0.159 with
     5 x 10^5 search rows to 0.170 / 0.172 with 2 x 10^6 (DP-Sniper's own event certifies 0.161 there).
+    A default search spends all of it only when it needs to (:func:`search_start`).
     """
     low, high = SEARCH_ROWS
     cap = max(low, min(high, SEARCH_VALUES // max(1, width)))
     return min(max(samples // 2, min(samples, SEARCH_FLOOR)), cap)
+
+
+def search_start(budget: int) -> int:
+    """The search samples per side a default search starts with: a quarter of ``budget``, never below
+    ``SEARCH_ROWS[0]`` (so every budget up to 5 x 10^5 -- every audit up to N = 10^6 -- is spent whole).
+
+    The rest of the budget is drawn on the chosen pair unless the search on these samples has settled its
+    choice (:func:`.screening.settled`: a support mismatch, whose bound more search rows would not raise).
+    """
+    return min(budget, max(SEARCH_ROWS[0], budget // 4))
 
 
 def audit(
@@ -188,6 +202,7 @@ def run_audit(config: AuditConfig) -> AuditResult:
     deadline = None if config.time_limit is None else Deadline(config.time_limit, time.monotonic())
     setup = prepare(config)
     with _session(config, setup, deadline) as session:
+        times = session.times
         try:
             draws = session.first_draw()
             searched = search(config, setup, session, draws)
@@ -195,24 +210,28 @@ def run_audit(config: AuditConfig) -> AuditResult:
             certified = None
             if setup.plan.probabilistic:
                 alphas, verdict_alphas = setup.plan.pdp_alphas()
-                certified, why = bad_set_test(draws, pair, session.n_search, config.samples, setup.claim, alphas,
-                                              verdict_alphas)
+                with draws.stage(times, "checks"):
+                    certified, why = bad_set_test(draws, pair, session.n_search, config.samples, setup.claim, alphas,
+                                                  verdict_alphas)
                 setup.notes.extend([why] if why else [])
         except TimeLimitReached as stopped:
             raise TimeLimitExceeded(_before_any_look(stopped, session.store)) from None
         looks = setup.plan.verification(pdp_ran=certified is not None)
-        checked = verify(draws, searched.chosen, pair, looks, method=setup.method, epsilon=setup.claim.epsilon,
-                         delta=float(setup.claim.delta), on_look=session.bar.bound)
+        with draws.stage(times, "verification"):
+            checked = verify(draws, searched.chosen, pair, looks, method=setup.method, epsilon=setup.claim.epsilon,
+                             delta=float(setup.claim.delta), on_look=session.bar.bound)
         empirical = None
         if setup.curve and draws.expired is None:
             try:
-                empirical = curve_stage(draws, pair, config.samples, session.n_search, searched.chosen,
-                                        config.confidence, config.verdict_confidence)
+                with draws.stage(times, "checks"):
+                    empirical = curve_stage(draws, pair, config.samples, session.n_search, searched.chosen,
+                                            config.confidence, config.verdict_confidence)
             except TimeLimitReached as stopped:
                 setup.notes.append(f"empirical curve not measured: {stopped.describe()}")
         elif setup.curve:
             setup.notes.append("empirical curve not measured: the time limit passed during the verification")
-    findings = _findings(config, setup, searched, session, checked, draws, certified)
+    with draws.stage(times, "checks"):
+        findings = _findings(config, setup, searched, session, checked, draws, certified)
     records = _records(checked, config.confidence)
     reported = _reported(records, checked, setup.claim, pair, draws, certified)
     reach = bounds.reach(setup.method, config.samples, setup.claim.epsilon, float(setup.claim.delta),
@@ -324,6 +343,7 @@ class _Session:
     n_search: int
     deadline: Deadline | None = None
     draws: Draws | None = None
+    times: dict[str, float] = field(default_factory=dict)
 
     def first_draw(self) -> Draws:
         """The audit's :class:`Draws`, probed on the first pair; the search budget fitted to the output's width."""
@@ -460,6 +480,8 @@ def search(config: AuditConfig, setup: Setup, session: _Session, draws: Draws) -
     def strict_score(ka, na, kb, nb):
         return bounds.epsilon_lower_bound(method, ka, na, kb, nb, search_level, delta)
 
+    strict_score.below_frequencies = True  # type: ignore[attr-defined]  # :func:`.events.standard._scores`
+
     def rescore(ka, na, kb, nb):
         expected_a, expected_b = np.asarray(ka, dtype=float) * (n / na), np.asarray(kb, dtype=float) * (n / nb)
         return bounds.epsilon_lower_bound(method, expected_a, n, expected_b, n, rescore_level, delta)
@@ -472,7 +494,9 @@ def search(config: AuditConfig, setup: Setup, session: _Session, draws: Draws) -
         outcome, chosen = outcome_from_record(store.search, setup.mechanism.noise)
         session.bar.advance(2 * outcome.samples)
         return Searched(outcome, chosen, implementation)
-    outcome = search_stage(draws, setup.pairs, session.n_search, score, rescore, config.checks, config.learned)
+    start = session.n_search if config.search_samples is not None else search_start(session.n_search)
+    outcome = search_stage(draws, setup.pairs, start, score, rescore, config.checks, config.learned,
+                           session.times, more=session.n_search - start)
     # The best leak-family and own-family events are both verified (:mod:`.scopes`).
     chosen = [replace(s, event=labelled(s.event, draws.coding))
               for s in with_both_scopes(outcome.found, _distinct(outcome.found, config.candidates), implementation)]
@@ -640,7 +664,9 @@ def _run_info(session: _Session, draws: Draws) -> RunInfo:
                    checkpoint=None if store.path is None else str(store.path),
                    resumed_chunks=store.resumed_chunks,
                    note=_run_note(runner, session.ship_note), draws=draws.draws,
-                   batching=getattr(session.setup.mechanism.sampler, "batching", None))
+                   batching=getattr(session.setup.mechanism.sampler, "batching", None),
+                   times=StageTimes(sampling_s=draws.waited_s,
+                                    **{f"{stage}_s": spent for stage, spent in session.times.items()}))
 
 
 def _run_note(runner: Any, ship_note: str | None) -> str | None:

@@ -90,12 +90,14 @@ class AuditConfig:
         under query-value neighbours, the base query value.  A plain function given a dataset is
         audited under add/remove unless ``neighbours`` says otherwise.
     samples : int
-        Verification samples per side (default ``DEFAULT_SAMPLES``); the search stage spends
-        :func:`.audit.search_budget` more per side.  With ``early_stopping`` an audit whose estimate
+        Verification samples per side (default ``DEFAULT_SAMPLES``); the search stage spends up to
+        :func:`.audit.search_budget` more per side (:func:`.audit.search_start` of them, and the rest
+        when its choice has not settled on those).  With ``early_stopping`` an audit whose estimate
         lies above the claim while its verdict-level bound does not extends to at most 4 x ``samples``
         (:mod:`.sequential`).
     search_samples : int, optional
-        Search-stage samples per side instead of :func:`.audit.search_budget`, at least ``MIN_SAMPLES``.
+        Search-stage samples per side instead of :func:`.audit.search_budget`, at least ``MIN_SAMPLES``
+        (all of them spent: the search does not stop early).
     seed : int
         Seed of the ``SeedSequence`` behind every draw; drawn from OS entropy if absent (the built
         configuration always holds one, which the result records).

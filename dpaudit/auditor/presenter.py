@@ -51,6 +51,8 @@ def result_lines(result: Any, reproduction: str, listed: int | None = None) -> l
     lines += _listed("finding", [f"  finding : [{f.check}] {f.reason}" for f in result.findings], listed)
     lines += _run_lines(result)
     lines.append(f"  time    : {result.elapsed_s:.2f} s, of which {result.mechanism_s:.2f} s inside the mechanism")
+    if result.run is not None and result.run.times is not None:
+        lines.append(f"  stages  : {result.run.times.describe()}")
     if not result.reproducible:
         lines.append(f"  reproducible: no -- {result.reproducibility}")
     lines.append(f"  reproduce: {reproduction}")

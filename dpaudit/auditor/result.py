@@ -12,7 +12,19 @@ from .curve import EmpiricalCurve
 from .presenter import summary
 from .records import CurveCheck, Finding, Neighbours, RunInfo, ScopeBounds, Stopping, finding_from_dict
 
-__all__ = ["AuditResult", "Verdict", "VerifiedEvent", "not_reproducible_suffix"]
+__all__ = ["TIMINGS", "AuditResult", "Verdict", "VerifiedEvent", "not_reproducible_suffix", "without_timings"]
+
+TIMINGS = ("elapsed_s", "mechanism_s")
+"""The wall-clock fields of a result's JSON, beside ``run["times"]``: what differs between two runs of one audit."""
+
+
+def without_timings(document: dict[str, Any]) -> dict[str, Any]:
+    """A result's ``as_dict()`` without its wall-clock times (``TIMINGS`` and ``run["times"]``): what two
+    runs of the same audit (same seed, any executor, resumed or not) have in common."""
+    kept = {key: value for key, value in document.items() if key not in TIMINGS}
+    if isinstance(kept.get("run"), dict):
+        kept["run"] = {key: value for key, value in kept["run"].items() if key != "times"}
+    return kept
 
 
 def not_reproducible_suffix(result: Any) -> str:
@@ -125,8 +137,10 @@ class AuditResult:
         How the audit ran, which does not change its outcome: the executor and its workers, the
         checkpoint file, how many chunks were resumed from it, a note when the mechanism could
         not be shipped to other processes, the outputs drawn in all (``draws``: both sides, search and
-        verification) and how the sampler batches its draws (``batching``, set by the library
-        adapters; :attr:`seconds_per_draw` is the time per output).
+        verification), how the sampler batches its draws (``batching``, set by the library
+        adapters; :attr:`seconds_per_draw` is the time per output) and where the wall-clock time went
+        (``times``: sampling, pair screening, event search, verification, checks; a
+        :class:`~.records.StageTimes`, left out of ``==`` and of :func:`without_timings`).
     findings : tuple of Finding
         Findings of the checks (:mod:`dpaudit.auditor.records`: a leak event, a side channel, the
         probabilistic-DP bad-set test, the sensitivity check), each naming the ``check`` that

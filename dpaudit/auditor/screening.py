@@ -52,12 +52,13 @@ import numpy as np
 
 from .._codec import from_json, to_json
 from .events import EventFamily, Scored, Scorer, SearchContext, registered_families
-from .events.sets import event_from_dict
+from .events.sets import event_from_dict, hit_counts
 from .run.sampling import Draws
 
 __all__ = ["MIN_SCREEN", "SearchOutcome", "outcome_from_record", "rescored_shortlist", "search_record", "search_stage"]
 
 MIN_SCREEN = 50
+MISMATCH_HITS = 30
 
 
 @dataclass(frozen=True)
@@ -155,8 +156,7 @@ def _rescored(rows_a: np.ndarray, rows_b: np.ndarray, listed: list[Scored], resc
             shortlist.append((scored, index))
     if not shortlist:
         return []
-    ka = np.array([np.count_nonzero(event.contains(held_a)) for event in events])
-    kb = np.array([np.count_nonzero(event.contains(held_b)) for event in events])
+    ka, kb = np.array(hit_counts(events, held_a)), np.array(hit_counts(events, held_b))
     na, nb = held_a.shape[0], held_b.shape[0]
     forward_values = rescore(ka, na, kb, nb)
     backward_values = rescore(kb, nb, ka, na)
@@ -175,6 +175,8 @@ def search_stage(
     rescore: Scorer,
     checks: tuple[str, ...] = (),
     learned: bool = True,
+    times: dict[str, float] | None = None,
+    more: int = 0,
 ) -> SearchOutcome:
     """Screen ``pairs`` by successive halving, then search events on the winner (see the module docstring).
 
@@ -184,13 +186,27 @@ def search_stage(
     screening (:meth:`.events.sets.EventFamily.screen`) and on the winner
     (:meth:`.events.sets.EventFamily.search`).
 
+    ``n_search`` samples per side are searched; ``more`` per side are added on the winner when the
+    standard family's search on those has not :func:`settled` its choice (the first ones a whole number of chunks, so
+    that the winner's rows are those of one draw of the whole budget: a search that needs all of it
+    sees the rows it always saw).  ``times`` (when given) gets the wall time of the pair screening and of
+    the event search on the winner besides their draws (``"screening"``, ``"search"``:
+    :class:`.records.StageTimes`).
+
     The searches run on threads of this call (started here, stopped before it returns, so nothing is
     left to a forked child): they are pure functions of each pair's draws, so the order they finish in
-    changes nothing, and numpy's sorting and counting and scipy's beta quantiles release the GIL.
+    changes nothing, and numpy's sorting and counting and scipy's beta quantiles release the GIL.  The
+    BLAS library runs one thread each meanwhile (:mod:`threadpoolctl`): the searches are the parallelism,
+    and BLAS threads beside them only contend for the same cores (Fisher's scatter matrix of 2.5 x 10^5
+    rows of 20 coordinates: 0.19 s on one BLAS thread, 5.2 s on two beside other work).
     """
+    from threadpoolctl import threadpool_limits
+
     threads = ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1), thread_name_prefix="dpaudit-search")
     try:
-        return _search_stage(threads, draws, pairs, n_search, score, rescore, checks, learned)
+        with threadpool_limits(limits=1, user_api="blas"):
+            return _search_stage(threads, draws, pairs, n_search, score, rescore, checks, learned,
+                                 {} if times is None else times, more)
     finally:  # an error or an interrupt: the searches not started yet never start
         threads.shutdown(wait=True, cancel_futures=True)
 
@@ -204,53 +220,112 @@ def _search_stage(
     rescore: Scorer,
     checks: tuple[str, ...],
     learned: bool,
+    times: dict[str, float],
+    more: int,
 ) -> SearchOutcome:
     def context(pair: tuple[Any, Any], screening: bool) -> SearchContext:
         return SearchContext(draws.mechanism, pair, score, checks, draws.coding.categorical, bool(learned), screening)
 
+    with draws.stage(times, "screening"):
+        winner, pools, spent, rounds = _screen(threads, draws, pairs, n_search, rescore, context)
+    a, b = pairs[winner]
+    fresh = max(n_search - spent, n_search // 2)
+    whole = fresh + more
+    if more:  # first a whole number of chunks, so the rest continues the same streams
+        fresh = min(whole, -(-fresh // draws.chunk_rows) * draws.chunk_rows)
+    with draws.stage(times, "search"):
+        rows_a, rows_b = draws.rows_many([((0, 1, 0), a, fresh), ((0, 1, 1), b, fresh)])
+        if winner in pools:
+            rows_a = np.concatenate([*pools[winner][0], rows_a])
+            rows_b = np.concatenate([*pools[winner][1], rows_b])
+        on_winner = context((a, b), False)
+        families = _enabled(on_winner)
+        done: dict[str, Any] = {}
+        first = next((family for family in families if family.name == "standard"), None)
+        if whole > fresh and first is not None:  # the standard family first: does its choice settle the search?
+            done[first.name] = first.search(rows_a, rows_b, on_winner)
+            if settled(done[first.name][0]):  # no classifier either: it could only find more of the same mass
+                on_winner = replace(on_winner, learned=False)
+                families = tuple(family for family in families if family.enabled(on_winner))
+            else:
+                rest = draws.rows_many([((0, 1, 0), a, whole - fresh), ((0, 1, 1), b, whole - fresh)], after=fresh)
+                rows_a, rows_b = np.concatenate([rows_a, rest[0]]), np.concatenate([rows_b, rest[1]])
+                fresh, done = whole, {}
+        elif whole > fresh:
+            rest = draws.rows_many([((0, 1, 0), a, whole - fresh), ((0, 1, 1), b, whole - fresh)], after=fresh)
+            rows_a, rows_b = np.concatenate([rows_a, rest[0]]), np.concatenate([rows_b, rest[1]])
+            fresh = whole
+        searches = {family.name: threads.submit(family.search, rows_a, rows_b, on_winner)
+                    for family in families if family.name not in done}
+        found: list[Scored] = []
+        notes: list[str] = []
+        for family in families:  # in registration order, whatever order they finish in
+            proposed, said = done[family.name] if family.name in done else searches[family.name].result()
+            found += proposed
+            notes += said
+    return SearchOutcome(winner, _ranked(found), spent + fresh, rounds, tuple(notes))
+
+
+def settled(found: list[Scored]) -> bool:
+    """Whether the standard family's events ``found`` on a search's first rows settle it: more rows would not
+    change what it certifies.
+
+    Settled is a support mismatch: the best event has ``MISMATCH_HITS`` or more hits on one side and none on
+    the other.  Its verified bound is then capped by the sample size, ln(k / ln(1/alpha)) (:mod:`.verification`),
+    and more search rows (or the learned family's classifier, which is then not trained) would only find more
+    of the same mass (sparse vector without query noise: the
+    same event and bound, 12.26 at N = 10^7, from 5 x 10^5 search rows as from 2 x 10^6).  Anything else takes
+    the whole budget: with more rows the strict search's choice moves towards the event the verification
+    certifies best (noisy max returning the value, at N = 10^7: 0.240 and 1.683 from 5 x 10^5 search rows,
+    0.246 and 1.848 from 2 x 10^6), and a weak flaw's witness among thousands of events may show only there
+    (sparse vector Alg. 4, :func:`.audit.search_budget`).
+    """
+    if not found:
+        return False
+    best = max(found, key=lambda s: s.objective)
+    larger, smaller = (best.hits_a, best.hits_b) if best.forward else (best.hits_b, best.hits_a)
+    return smaller == 0 and larger >= MISMATCH_HITS
+
+
+def _screen(
+    threads: ThreadPoolExecutor,
+    draws: Draws,
+    pairs: list[tuple[Any, Any]],
+    n_search: int,
+    rescore: Scorer,
+    context: Callable[[tuple[Any, Any], bool], SearchContext],
+) -> tuple[int, dict[int, list[list[np.ndarray]]], int, tuple[tuple[int, ...], ...]]:
+    """Successive halving over ``pairs`` on half the search budget (module docstring): the winner's index, every
+    screened pair's draws (a list of chunks per side), the draws spent per side and the survivors of each round."""
     pools: dict[int, list[list[np.ndarray]]] = {}
     survivors = list(range(len(pairs)))
     spent = 0
     rounds: list[tuple[int, ...]] = []
-    if len(pairs) > 1:
-        budget = n_search // 2
-        total_rounds = math.ceil(math.log2(len(pairs)))
-        for r in range(total_rounds):
-            share = max(MIN_SCREEN, budget // (total_rounds * len(survivors)))
-            for i in survivors:
-                a, b = pairs[i]
-                pool = pools.setdefault(i, [[], []])
-                new_a, new_b = draws.rows_many([((0, 0, r, i, 0), a, share), ((0, 0, r, i, 1), b, share)])
-                pool[0].append(new_a)
-                pool[1].append(new_b)
+    if len(pairs) < 2:
+        return survivors[0], pools, spent, ()
+    budget = n_search // 2
+    total_rounds = math.ceil(math.log2(len(pairs)))
+    for r in range(total_rounds):
+        share = max(MIN_SCREEN, budget // (total_rounds * len(survivors)))
+        for i in survivors:
+            a, b = pairs[i]
+            pool = pools.setdefault(i, [[], []])
+            new_a, new_b = draws.rows_many([((0, 0, r, i, 0), a, share), ((0, 0, r, i, 1), b, share)])
+            pool[0].append(new_a)
+            pool[1].append(new_b)
 
-            rows = {i: (np.concatenate(pools[i][0]), np.concatenate(pools[i][1])) for i in survivors}
-            # Every search of every pair at once on the threads (each pair's parts in their order).
-            running = {i: [threads.submit(part) for part in _screening_parts(*rows[i], context(pairs[i], True))]
-                       for i in survivors}
-            # A pair's held-out counting starts once its searches are done (never waits in the pool).
-            rescoring = {i: threads.submit(_rescored, *rows[i], [s for job in running[i] for s in job.result()],
-                                           rescore) for i in survivors}
-            scores = {i: (found[0].objective if found else -math.inf)
-                      for i, found in ((i, job.result()) for i, job in rescoring.items())}
-            spent += share * len(survivors)
-            rounds.append(tuple(survivors))
-            # Stable order: ties keep the earlier (recommended) pair.
-            ranked = sorted(survivors, key=lambda i: (-scores[i], i))
-            survivors = ranked[: max(1, math.ceil(len(survivors) / 2))]
-    winner = survivors[0]
-    a, b = pairs[winner]
-    fresh = max(n_search - spent, n_search // 2)
-    rows_a, rows_b = draws.rows_many([((0, 1, 0), a, fresh), ((0, 1, 1), b, fresh)])
-    if winner in pools:
-        rows_a = np.concatenate([*pools[winner][0], rows_a])
-        rows_b = np.concatenate([*pools[winner][1], rows_b])
-    on_winner = context((a, b), False)
-    searches = [threads.submit(family.search, rows_a, rows_b, on_winner) for family in _enabled(on_winner)]
-    found: list[Scored] = []
-    notes: list[str] = []
-    for search in searches:  # in registration order, whatever order they finish in
-        proposed, said = search.result()
-        found += proposed
-        notes += said
-    return SearchOutcome(winner, _ranked(found), spent + fresh, tuple(rounds), tuple(notes))
+        rows = {i: (np.concatenate(pools[i][0]), np.concatenate(pools[i][1])) for i in survivors}
+        # Every search of every pair at once on the threads (each pair's parts in their order).
+        running = {i: [threads.submit(part) for part in _screening_parts(*rows[i], context(pairs[i], True))]
+                   for i in survivors}
+        # A pair's held-out counting starts once its searches are done (never waits in the pool).
+        rescoring = {i: threads.submit(_rescored, *rows[i], [s for job in running[i] for s in job.result()],
+                                       rescore) for i in survivors}
+        scores = {i: (found[0].objective if found else -math.inf)
+                  for i, found in ((i, job.result()) for i, job in rescoring.items())}
+        spent += share * len(survivors)
+        rounds.append(tuple(survivors))
+        # Stable order: ties keep the earlier (recommended) pair.
+        ranked = sorted(survivors, key=lambda i: (-scores[i], i))
+        survivors = ranked[: max(1, math.ceil(len(survivors) / 2))]
+    return survivors[0], pools, spent, tuple(rounds)

@@ -200,7 +200,8 @@ def _audit(doc: dict[str, Any]) -> list[str]:
         ("stopping", _stopping(result["stopping"])),
         ("run", _run(result["run"])),
         ("leak checks", _leak_checks(result)),
-        ("time", f"{_number(result['elapsed_s'], 3)} s ({_number(result['mechanism_s'], 3)} s in the mechanism)"),
+        ("time", f"{_number(result['elapsed_s'], 3)} s ({_number(result['mechanism_s'], 3)} s in the mechanism)"
+                 + _stage_times(result["run"])),
     ])
     lines += [f"Sequential procedure: {escape(result['stopping']['procedure'])}", ""]
     for note in result.get("notes", []):
@@ -271,6 +272,13 @@ def _run(run: dict[str, Any]) -> str:
     if run.get("checkpoint"):
         text += f"; checkpoint {escape(run['checkpoint'])} ({run['resumed_chunks']} chunks resumed)"
     return text + (f"; {escape(run['note'])}" if run.get("note") else "")
+
+
+def _stage_times(run: dict[str, Any]) -> str:
+    times = run.get("times")
+    if not times:
+        return ""
+    return "; " + ", ".join(f"{name.removesuffix('_s')} {_number(seconds, 3)} s" for name, seconds in times.items())
 
 
 def _leak_checks(result: dict[str, Any]) -> str:

@@ -23,7 +23,7 @@ from dpaudit import (
     RenyiDP,
     ZeroConcentratedDP,
 )
-from dpaudit.auditor.result import AuditResult, Verdict
+from dpaudit.auditor.result import AuditResult, Verdict, without_timings
 
 RHO = 0.5
 DELTA_F = 1.0  # the sensitivity of the count under add/remove
@@ -45,9 +45,7 @@ def _audit(target, claim, samples=20_000, seed=1, **options):
 def _outcome(result: AuditResult) -> dict:
     """The result without its timings and the source of its relation (a plain function's is inferred from
     the pair, a Mechanism's its own: the same add/remove either way)."""
-    document = result.as_dict()
-    for key in ("elapsed_s", "mechanism_s"):
-        document.pop(key)
+    document = without_timings(result.as_dict())
     document["neighbours"] = document["neighbours"]["relation"]
     return document
 

@@ -204,7 +204,7 @@ def test_str_of_a_result_is_the_clis_report_in_short(laplace_result):
     assert f"reproduce: {laplace_result.reproduce()}" in text
     printed = CliRunner().invoke(main, ["audit", "laplace", "--samples", "2000", "--seed", "1",
                                         "--executor", "in-process"]).output.splitlines()
-    same = [line for line in text.splitlines() if not line.startswith(("  time", "  reproduce", "  run"))]
+    same = [line for line in text.splitlines() if not line.startswith(("  time", "  stages", "  reproduce", "  run"))]
     assert all(line in printed for line in same if not line.endswith("..."))
 
 
@@ -235,6 +235,28 @@ def test_the_results_parts_are_typed_and_their_json_is_unchanged(laplace_result)
     again = dpaudit.AuditResult.from_dict(document)
     assert again.stopping == result.stopping and again.neighbours == result.neighbours
     assert again.bounds_by_scope == result.bounds_by_scope and again.as_dict() == document
+
+
+def test_the_time_split_is_reported_and_kept_out_of_comparisons(laplace_result):
+    from dataclasses import replace
+
+    from dpaudit.auditor.presenter import result_lines
+    from dpaudit.auditor.records import StageTimes
+    from dpaudit.auditor.result import without_timings
+
+    result = laplace_result
+    times = result.run.times
+    assert isinstance(times, StageTimes) and min(times.as_dict().values()) >= 0.0
+    assert sum(times.as_dict().values()) <= result.elapsed_s  # the stages split the audit's wall time
+    assert "stages  : sampling" in "\n".join(result_lines(result, result.reproduce()))
+    document = result.as_dict()
+    assert document["run"]["times"] == times.as_dict()
+    again = dpaudit.AuditResult.from_dict(document)
+    assert again.run.times == times and again.as_dict() == document
+    slower = replace(result, elapsed_s=9.0, run=replace(result.run, times=StageTimes(sampling_s=9.0)))
+    assert slower.run == result.run  # how long it took is not what it found
+    assert without_timings(slower.as_dict()) == without_timings(document)
+    assert "times" not in without_timings(document)["run"] and "elapsed_s" not in without_timings(document)
 
 
 def test_reading_a_part_like_a_dict_still_works_and_says_what_to_write(laplace_result):

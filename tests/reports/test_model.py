@@ -15,7 +15,7 @@ from dpaudit.reports.model import EXIT_CODES, outcome, section
 
 from .conftest import FIXED_ENVIRONMENT, FLAWED, SMALL
 
-VOLATILE = {"elapsed_s", "mechanism_s", "seconds"}
+VOLATILE = {"elapsed_s", "mechanism_s", "seconds", "times"}
 
 
 def _strip(value):

@@ -48,6 +48,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -71,6 +72,7 @@ MAX_TRAIN = 200_000
 MAX_TRAIN_VALUES = 20_000_000
 TRAIN_EVERY = 4
 SCORE_CHUNK = 65_536
+PATTERN_TABLE = 1 << 20
 SPECIAL_ROWS = 20_000
 MAX_COORDINATE_FEATURES = 64
 ORDER_STATISTICS = 16
@@ -156,14 +158,57 @@ class LearnedScore:
     weights: tuple[float, ...]
     intercept: float
 
-    def values(self, rows: np.ndarray) -> np.ndarray:
-        """The score of every row, computed ``SCORE_CHUNK`` rows at a time (the feature matrix stays small)."""
-        mean, scale, weights = np.asarray(self.mean), np.asarray(self.scale), np.asarray(self.weights)
+    @cached_property
+    def _folded(self) -> _Folded:
+        return _Folded.of(self)
+
+    @cached_property
+    def _table(self) -> np.ndarray | None:
+        """The score of every row of special values (sorted: s_0 < s_1 < ...), at index sum_i k_i K^i for
+        y_i = s_(k_i), K specials; None when there are none or more than ``PATTERN_TABLE`` such rows."""
+        specials, width = sorted(self.features.specials), self.features.width
+        if not specials or len(specials) ** width > PATTERN_TABLE:
+            return None
+        digits = np.indices((len(specials),) * width).reshape(width, -1)[::-1].T  # digit i of every index
+        return self.values(np.asarray(specials)[digits], table=False)
+
+    def values(self, rows: np.ndarray, table: bool = True) -> np.ndarray:
+        """The score of every row, computed ``SCORE_CHUNK`` rows at a time without the feature matrix
+        (:class:`_Folded`: the same linear function of phi(y), its terms gathered per coordinate).
+
+        Rows of special values only are looked up in :attr:`_table` (computed by the same function once):
+        the sparse vector's and RAPPOR's outputs are all such rows.
+        """
+        folded, lookup = self._folded, self._table if table else None
         out = np.empty(rows.shape[0])
         for start in range(0, rows.shape[0], SCORE_CHUNK):
-            z = (self.features.matrix(rows[start:start + SCORE_CHUNK]) - mean) / scale
-            out[start:start + SCORE_CHUNK] = z @ weights + self.intercept
+            part = rows[start:start + SCORE_CHUNK]
+            index = None if lookup is None else self._index(part)
+            if index is None:
+                out[start:start + SCORE_CHUNK] = folded.score(part)
+                continue
+            pure = index >= 0
+            scores = lookup[np.where(pure, index, 0)]
+            if not pure.all():
+                scores[~pure] = folded.score(part[~pure])
+            out[start:start + SCORE_CHUNK] = scores
         return out
+
+    def _index(self, rows: np.ndarray) -> np.ndarray:
+        """Each row's index in :attr:`_table`, -1 for a row with a value that is not special."""
+        specials = sorted(self.features.specials)
+        columns = np.asarray(rows, dtype=float).reshape(rows.shape[0], -1).T
+        index = np.zeros(columns.shape[1], dtype=np.int64)
+        pure = np.ones(columns.shape[1], dtype=bool)
+        for i, column in enumerate(columns):
+            place, seen = len(specials) ** i, np.zeros(column.size, dtype=bool)
+            for k, v in enumerate(specials):
+                at = column == v
+                seen |= at
+                if k:
+                    index += at * (k * place)
+            pure &= seen
+        return np.where(pure, index, -1)
 
     def top_features(self, count: int = 3) -> list[str]:
         """The features with the largest |w_j| (on standardised features: comparable across features)."""
@@ -185,6 +230,118 @@ class LearnedScore:
         features = OutputFeatures(int(spec["features"]["width"]), tuple(float(v) for v in spec["features"]["specials"]))
         return cls(features, tuple(float(v) for v in spec["mean"]), tuple(float(v) for v in spec["scale"]),
                    tuple(float(v) for v in spec["weights"]), float(spec["intercept"]))
+
+
+@dataclass(frozen=True)
+class _Folded:
+    """A :class:`LearnedScore` as coefficients on the parts of phi(y) that are computed per row.
+
+    The score is sum_j c_j phi_j(y) + c_0 with c_j = w_j / scale_j and c_0 = b - sum_j c_j mean_j.  The
+    columns that are sums of per-coordinate terms fold into per-coordinate coefficients: a value's count
+    #{y = v} = sum_i [y_i = v] into the flags' coefficients, the number of answers w - sum_v #{y = v} into
+    them and the constant, the gap sorted[p + 1] - sorted[p] into the coefficients of the sorted row.  So
+    no (rows x features) matrix is built: the special values' indicators, the cleaned row and the sorted
+    row each meet one coefficient vector, and the first positions are computed as in
+    :meth:`OutputFeatures.matrix`.  Each sum runs along a row (numpy's pairwise sum), so a row's score
+    does not depend on the rows beside it.
+    """
+
+    specials: tuple[float, ...]
+    raw: np.ndarray | None  # (w,) on the cleaned row, None beyond MAX_COORDINATE_FEATURES
+    flags: np.ndarray  # (specials, w) on the indicators [y_i = v]
+    firsts: np.ndarray  # (specials,) on the first index of each special value
+    first_answer: float
+    first_value: float
+    ordered: np.ndarray  # (w,) on the row sorted ascending
+    constant: float
+
+    @classmethod
+    def of(cls, learned: LearnedScore) -> _Folded:
+        features = learned.features
+        w, specials = features.width, features.specials
+        c = np.asarray(learned.weights) / np.asarray(learned.scale)
+        constant = learned.intercept - float(np.sum(c * np.asarray(learned.mean)))
+        at = 0
+        per_coordinate = w <= MAX_COORDINATE_FEATURES
+        raw = None
+        if per_coordinate:
+            raw, at = c[:w].copy(), w
+        flags, firsts = np.zeros((len(specials), w)), np.zeros(len(specials))
+        for k in range(len(specials)):
+            if per_coordinate:
+                flags[k] += c[at:at + w]
+                at += w
+            flags[k] += c[at]  # the count
+            firsts[k] = c[at + 1]
+            at += 2
+        answers, first_answer, first_value = c[at:at + 3]
+        at += 3
+        flags -= answers  # answers = w - sum_v #{y = v}
+        constant += answers * w
+        ordered = np.zeros(w)
+        positions = features._order_positions()
+        ordered[positions] += c[at:at + positions.size]
+        at += positions.size
+        for p in positions[positions + 1 < w]:
+            ordered[p + 1] += c[at]
+            ordered[p] -= c[at]
+            at += 1
+        return cls(specials, raw, flags, firsts, float(first_answer), float(first_value), ordered, float(constant))
+
+    def score(self, rows: np.ndarray) -> np.ndarray:
+        """The score of each row: phi's parts computed on the transposed rows (one coordinate of every row at
+        a time, in coordinate order, so each sum runs in the same order whatever the rows beside it)."""
+        x = np.asarray(rows, dtype=float).reshape(rows.shape[0], -1)
+        if not np.isfinite(x).all():
+            x = _finite(x)
+        columns = np.ascontiguousarray(x.T)  # (w, n)
+        w, n = columns.shape
+        total = np.full(n, self.constant)
+        special = np.zeros((w, n), dtype=bool)
+        counts = []
+        for v, flag, first in zip(self.specials, self.flags, self.firsts):
+            at = columns == v
+            special |= at
+            total += _weighted(at, flag)
+            total += first * _first(at)
+            counts.append(at.sum(axis=0))
+        if self.raw is not None:
+            total += _weighted(np.where(special, 0.0, columns), self.raw)
+        answers = ~special
+        first_answer = _first(answers)
+        mixed = first_answer < w
+        value = np.where(mixed, columns[np.minimum(first_answer, w - 1), np.arange(n)], 0.0)
+        total += self.first_answer * first_answer + self.first_value * value
+        if mixed.all():  # sorted along the rows, where each row's values lie together
+            total += _weighted(np.sort(x, axis=1).T, self.ordered)
+        elif mixed.any():
+            total[mixed] += _weighted(np.sort(x[mixed], axis=1).T, self.ordered)
+        if not mixed.all():
+            # A row of special values only, sorted, is each value repeated its count times, in ascending order:
+            # sum_k s_k (D[C_k] - D[C_(k-1)]) with C_k the cumulative counts and D the cumulative coefficients.
+            cumulative = np.r_[0.0, np.cumsum(self.ordered)]
+            below = np.zeros(n, dtype=np.int64)
+            part = np.zeros(n)
+            for k in np.argsort(self.specials, kind="stable"):
+                upto = below + counts[k]
+                part += self.specials[k] * (cumulative[upto] - cumulative[below])
+                below = upto
+            total += np.where(mixed, 0.0, part)
+        return total
+
+
+def _weighted(columns: np.ndarray, coefficients: np.ndarray) -> np.ndarray:
+    """sum_i coefficients[i] columns[i], added in coordinate order (columns: (w, n))."""
+    out = np.zeros(columns.shape[1])
+    for column, c in zip(columns, coefficients):
+        if c:
+            out += c * column
+    return out
+
+
+def _first(at: np.ndarray) -> np.ndarray:
+    """The first coordinate where ``at`` (w, n) holds, per row; w where it holds nowhere."""
+    return np.where(at.any(axis=0), at.argmax(axis=0), at.shape[0])
 
 
 @dataclass(frozen=True)
@@ -240,9 +397,8 @@ def _thresholded(learned: LearnedScore, held_a: np.ndarray, held_b: np.ndarray, 
     cuts = _cuts(f.unique)[:-1]
     if cuts.size == 0:
         return []
-    ka = np.searchsorted(f.sa, cuts, side="right")
-    kb = np.searchsorted(f.sb, cuts, side="right")
-    na, nb = f.sa.size, f.sb.size
+    ka, kb = f.at_most(cuts)
+    na, nb = f.sizes
     family = "learned"
     low = _best(family, lambda i: LearnedThreshold(learned, float(cuts[i]), True), ka, kb, na, nb, score)
     high = _best(family, lambda i: LearnedThreshold(learned, float(cuts[i]), False), na - ka, nb - kb, na, nb, score)

@@ -27,6 +27,7 @@ only: membership is decided on the codes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Union
 
@@ -48,6 +49,7 @@ __all__ = [
     "Threshold",
     "ValueSet",
     "event_from_dict",
+    "hit_counts",
     "labelled",
     "row_keys",
 ]
@@ -84,14 +86,18 @@ class Feature:
             return rows[:, self.index]
         if self.kind == "sum":
             return rows.sum(axis=1, dtype=float)
-        if self.kind == "max":
-            return rows.max(axis=1)
-        if self.kind == "min":
-            return rows.min(axis=1)
+        if self.kind in ("max", "min"):  # coordinate by coordinate: a pass per column beats a reduction per row
+            out = rows[:, 0].copy()
+            for i in range(1, rows.shape[1]):
+                (np.maximum if self.kind == "max" else np.minimum)(out, rows[:, i], out=out)
+            return out
         if self.kind == "argmax":
             return rows.argmax(axis=1)
         if self.kind == "nonzero":
-            return np.count_nonzero(rows, axis=1)
+            count = np.zeros(rows.shape[0], dtype=np.int64)
+            for i in range(rows.shape[1]):
+                count += rows[:, i] != 0
+            return count
         if self.kind in ("first-nonzero", "first-nonzero-value"):
             nonzero = rows != 0 if self.codes is None else ~np.isin(rows, self.codes)
             first = np.where(nonzero.any(axis=1), nonzero.argmax(axis=1), rows.shape[1])
@@ -143,8 +149,8 @@ class Threshold:
     t: float
     upper: bool
 
-    def contains(self, rows: np.ndarray) -> np.ndarray:
-        f = self.feature.values(rows)
+    def contains(self, rows: np.ndarray, known: dict[Feature, np.ndarray] | None = None) -> np.ndarray:
+        f = _values(self.feature, rows, known)
         return f <= self.t if self.upper else f > self.t
 
     def describe(self) -> str:
@@ -162,8 +168,8 @@ class Interval:
     lo: float
     hi: float
 
-    def contains(self, rows: np.ndarray) -> np.ndarray:
-        f = self.feature.values(rows)
+    def contains(self, rows: np.ndarray, known: dict[Feature, np.ndarray] | None = None) -> np.ndarray:
+        f = _values(self.feature, rows, known)
         return (f > self.lo) & (f <= self.hi)
 
     def describe(self) -> str:
@@ -187,8 +193,8 @@ class ValueSet:
     values: tuple[float, ...]
     labels: tuple[str | None, ...] | None = field(default=None, compare=False)
 
-    def contains(self, rows: np.ndarray) -> np.ndarray:
-        return np.isin(self.feature.values(rows), np.asarray(self.values))
+    def contains(self, rows: np.ndarray, known: dict[Feature, np.ndarray] | None = None) -> np.ndarray:
+        return np.isin(_values(self.feature, rows, known), np.asarray(self.values))
 
     def describe(self) -> str:
         texts = [_num(v) if text is None else text for v, text in zip(self.values, self.labels or [None] * len(self.values))]
@@ -211,8 +217,8 @@ class BinSet:
     edges: tuple[float, ...]
     bins: tuple[int, ...]
 
-    def contains(self, rows: np.ndarray) -> np.ndarray:
-        index = np.searchsorted(np.asarray(self.edges), self.feature.values(rows), side="left")
+    def contains(self, rows: np.ndarray, known: dict[Feature, np.ndarray] | None = None) -> np.ndarray:
+        index = np.searchsorted(np.asarray(self.edges), _values(self.feature, rows, known), side="left")
         return np.isin(index, np.asarray(self.bins))
 
     def _bin_text(self, i: int) -> str:
@@ -284,10 +290,10 @@ class AtomThreshold:
     t: float
     upper: bool
 
-    def contains(self, rows: np.ndarray) -> np.ndarray:
-        f = self.feature.values(rows)
+    def contains(self, rows: np.ndarray, known: dict[Feature, np.ndarray] | None = None) -> np.ndarray:
+        f = _values(self.feature, rows, known)
         below = f <= self.t if self.upper else f > self.t
-        atoms = self.atom_feature.values(rows)
+        atoms = _values(self.atom_feature, rows, known)
         return (atoms >= self.low) & (atoms <= self.high) & below
 
     def describe(self) -> str:
@@ -308,6 +314,24 @@ class AtomThreshold:
 
 
 Event = Union[Threshold, Interval, ValueSet, BinSet, RowSet, AtomThreshold]
+_ON_FEATURES = (Threshold, Interval, ValueSet, BinSet, AtomThreshold)
+
+
+def _values(feature: Feature, rows: np.ndarray, known: dict[Feature, np.ndarray] | None) -> np.ndarray:
+    """``feature.values(rows)``, computed once per feature when ``known`` keeps them."""
+    if known is None:
+        return feature.values(rows)
+    if feature not in known:
+        known[feature] = feature.values(rows)
+    return known[feature]
+
+
+def hit_counts(events: Sequence[Any], rows: np.ndarray) -> list[int]:
+    """``count_nonzero(event.contains(rows))`` for every event, each feature's values computed once for all
+    the events on it (the events of this module; any other event counts itself)."""
+    known: dict[Feature, np.ndarray] = {}
+    return [int(np.count_nonzero(event.contains(rows, known) if isinstance(event, _ON_FEATURES)
+                                 else event.contains(rows))) for event in events]
 
 
 def _feature_from_dict(spec: dict[str, Any]) -> Feature:

@@ -73,6 +73,56 @@ SHORTLIST_KEEP = 2
 WHOLE_SEARCH_KEEP = 4
 CODE_ROWS = 20_000
 CONJUNCTION_CUTS = 64
+PATTERN_PROBE = 4 * MAX_ATOMS
+
+def _scores(score: Scorer, ka: np.ndarray, na: int, kb: np.ndarray, nb: int, keep: int) -> np.ndarray:
+    """``score(ka, na, kb, nb)``, computed only where it can be among the ``keep`` best (-inf elsewhere).
+
+    Every search score bounds ln(p_a / p_b) from below by a bound that lies below the log-ratio of the
+    frequencies, ln((k_a / n_a) / (k_b / n_b)) (a lower confidence bound on p_a lies below k_a / n_a, an
+    upper one on p_b above k_b / n_b; so does :mod:`..targeting`'s, from such bounds): an event with
+    k_a / n_a <= k_b / n_b scores at most 0.  So when ``keep`` events with k_a / n_a > k_b / n_b score
+    above 0, the others cannot be among the best and are not scored (the beta quantiles of the
+    Clopper-Pearson bounds are the search's costliest arithmetic).
+    """
+    ahead = ka.astype(float) * nb > kb.astype(float) * na
+    if np.count_nonzero(ahead) >= keep:
+        values = np.full(ka.shape, -np.inf)
+        if getattr(score, "below_frequencies", False):
+            _score_by_frequencies(score, ka, na, kb, nb, keep, np.flatnonzero(ahead), values)
+        else:
+            values[ahead] = score(ka[ahead], na, kb[ahead], nb)
+        if np.count_nonzero(values > 0) >= keep:
+            return values
+    return score(ka, na, kb, nb)
+
+
+FREQUENCY_HEAD = 64
+
+
+def _score_by_frequencies(score: Scorer, ka: np.ndarray, na: int, kb: np.ndarray, nb: int, keep: int,
+                          candidates: np.ndarray, values: np.ndarray) -> None:
+    """Fill ``values`` at ``candidates`` where the score can be among the ``keep`` best, for a score that lies
+    strictly below the frequencies' log-ratio ln((k_a / n_a) / (k_b / n_b)) (``score.below_frequencies``:
+    the Clopper-Pearson bounds, joint and union, whose lower bound on p_a is below k_a / n_a and upper bound
+    on p_b above k_b / n_b).  The ``FREQUENCY_HEAD`` candidates of the largest log-ratio are scored first; a
+    candidate whose log-ratio does not exceed the ``keep``-th best score among them cannot be among the best
+    and is not scored (-inf)."""
+    with np.errstate(divide="ignore"):
+        ratio = np.log(ka[candidates] * float(nb)) - np.log(kb[candidates] * float(na))
+    order = np.argsort(-ratio, kind="stable")
+    head, tail = candidates[order[:FREQUENCY_HEAD]], candidates[order[FREQUENCY_HEAD:]]
+    values[head] = score(ka[head], na, kb[head], nb)
+    if tail.size == 0:
+        return
+    best = np.sort(values[head])[::-1]
+    if best.size < keep or not np.isfinite(best[keep - 1]):
+        values[tail] = score(ka[tail], na, kb[tail], nb)
+        return
+    rest = tail[ratio[order[FREQUENCY_HEAD:]] > best[keep - 1]]
+    if rest.size:
+        values[rest] = score(ka[rest], na, kb[rest], nb)
+
 
 def _best(
     family: str, make: Callable[[int], Event], ka, kb, na: int, nb: int, score: Scorer, keep: int = 1
@@ -83,7 +133,7 @@ def _best(
         return []
     found = []
     for forward in (True, False):
-        values = score(ka, na, kb, nb) if forward else score(kb, nb, ka, na)
+        values = _scores(score, ka, na, kb, nb, keep) if forward else _scores(score, kb, nb, ka, na, keep)
         finite = np.isfinite(values)
         if not np.any(finite):
             continue
@@ -97,23 +147,50 @@ def _best(
 
 @dataclass(frozen=True)
 class _Sorted:
-    """One feature's values on both sides, sorted once (each side, the union, its distinct values)."""
+    """One feature's values on both sides, sorted once (each side, the union, its distinct values).
+
+    With ``halves``, each side's even-indexed (fit) and odd-indexed (held-out) values are sorted apart and
+    the union is merged from those four runs: :meth:`split_counts` then counts the values of each half
+    per bin by binary searches of the bin edges, without a pass over the values, and :meth:`at_most`
+    counts a side's values by its two halves (each side's own sorted values are not built).
+    """
 
     fa: np.ndarray
     fb: np.ndarray
-    sa: np.ndarray
-    sb: np.ndarray
     both: np.ndarray
     unique: np.ndarray
+    sides: tuple[np.ndarray, np.ndarray] | None = None  # sorted: a, b (without halves)
+    halves: tuple[np.ndarray, ...] | None = None  # sorted: fit a, fit b, held a, held b
 
     @classmethod
-    def of(cls, fa: np.ndarray, fb: np.ndarray) -> "_Sorted":
-        sa, sb = np.sort(fa), np.sort(fb)
-        both = np.sort(np.r_[sa, sb], kind="stable")  # merging two sorted runs: linear time
+    def of(cls, fa: np.ndarray, fb: np.ndarray, halves: bool = False) -> "_Sorted":
+        if halves:
+            parts = tuple(np.sort(values[start::2]) for start in (0, 1) for values in (fa, fb))
+            both, sides = np.sort(np.concatenate(parts), kind="stable"), None  # merging sorted runs: linear time
+        else:
+            parts, sides = None, (np.sort(fa), np.sort(fb))
+            both = np.sort(np.concatenate(sides), kind="stable")
         keep = np.empty(both.size, dtype=bool)
         keep[:1] = True
         np.not_equal(both[1:], both[:-1], out=keep[1:])
-        return cls(fa, fb, sa, sb, both, both[keep])
+        return cls(fa, fb, both, both[keep], sides, parts)
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        return self.fa.size, self.fb.size
+
+    def at_most(self, cuts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each cut t, the number of values <= t on side a and on side b."""
+        if self.halves is None:
+            return tuple(np.searchsorted(side, cuts, side="right") for side in self.sides)  # type: ignore[return-value]
+        fit_a, fit_b, held_a, held_b = (np.searchsorted(half, cuts, side="right") for half in self.halves)
+        return fit_a + held_a, fit_b + held_b
+
+    def split_counts(self, edges: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Per half (fit a, fit b, held a, held b), the count of values in each bin of ``edges``: bin i is
+        (edges[i-1], edges[i]], the first (-inf, edges[0]], the last (edges[-1], inf) -- the bins of
+        ``searchsorted(edges, value, side="left")`` (with ``edges`` the distinct values: their atoms)."""
+        return tuple(np.diff(np.r_[0, np.searchsorted(half, edges, side="right"), half.size]) for half in self.halves)
 
     def quantiles(self, count: int) -> np.ndarray:
         index = np.round(np.linspace(0, self.both.size - 1, count)).astype(int)
@@ -140,9 +217,8 @@ def _thresholds(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> l
     cuts = _cuts(f.unique)[:-1]  # "<= max" is everything: no information
     if cuts.size == 0:
         return []
-    ka = np.searchsorted(f.sa, cuts, side="right")
-    kb = np.searchsorted(f.sb, cuts, side="right")
-    na, nb = f.sa.size, f.sb.size
+    ka, kb = f.at_most(cuts)
+    na, nb = f.sizes
     low = _best("threshold", lambda i: Threshold(feature, float(cuts[i]), True), ka, kb, na, nb, score, keep)
     high = _best("threshold", lambda i: Threshold(feature, float(cuts[i]), False), na - ka, nb - kb, na, nb, score, keep)
     return low + high
@@ -153,39 +229,41 @@ def _intervals(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> li
     if edges.size < 3:
         return []
     edges[0] = np.nextafter(edges[0], -np.inf)  # so the lowest value is inside the first interval
-    ca = np.searchsorted(f.sa, edges, side="right")
-    cb = np.searchsorted(f.sb, edges, side="right")
+    ca, cb = f.at_most(edges)
     i, j = np.triu_indices(edges.size, k=1)
     return _best(
         "interval",
         lambda m: Interval(feature, float(edges[i[m]]), float(edges[j[m]])),
         ca[j] - ca[i],
         cb[j] - cb[i],
-        f.sa.size,
-        f.sb.size,
+        *f.sizes,
         score,
         keep,
     )
 
 
+def _split_codes(codes_a: np.ndarray, codes_b: np.ndarray, size: int) -> tuple[np.ndarray, ...]:
+    """The counts of codes 0..size-1 on the even-indexed (fit) and odd-indexed (held-out) samples of
+    each side: fit a, fit b, held a, held b (the counts :func:`_ratio_ordered` takes)."""
+    return tuple(np.bincount(codes[start::2], minlength=size) for start in (0, 1) for codes in (codes_a, codes_b))
+
+
 def _ratio_ordered(
-    family: str, make_set, codes_a, codes_b, size: int, score: Scorer, keep: int = 1, outside: int | None = None
+    family: str, make_set, counts: tuple[np.ndarray, ...], score: Scorer, keep: int = 1, outside: int | None = None
 ) -> list[Scored]:
     """Prefixes of the atoms (codes 0..size-1) sorted by smoothed likelihood ratio, both directions.
 
-    Cross-fitted: the order is estimated on the even-indexed samples and the prefixes are scored on
-    the odd-indexed ones, so the score of a prefix is not inflated by the noise that ordered it.
-    Code ``outside``, when given, gathers samples no set may contain (they count in the totals only).
+    ``counts`` are each atom's counts on the even-indexed samples of a and b and on the odd-indexed
+    ones (:func:`_split_codes`, :meth:`_Sorted.split_counts`).  Cross-fitted: the order is estimated on
+    the even-indexed samples and the prefixes are scored on the odd-indexed ones, so the score of a
+    prefix is not inflated by the noise that ordered it.  Code ``outside``, when given, gathers samples
+    no set may contain (they count in the totals only).
     """
-    fit_a = np.bincount(codes_a[0::2], minlength=size).astype(float)
-    fit_b = np.bincount(codes_b[0::2], minlength=size).astype(float)
-    held_a, held_b = codes_a[1::2], codes_b[1::2]
-    na, nb = held_a.size, held_b.size
+    fit_a, fit_b, ca, cb = (c.astype(float) for c in counts)
+    na, nb = int(counts[2].sum()), int(counts[3].sum())
     if na == 0 or nb == 0:
         return []
-    ca = np.bincount(held_a, minlength=size).astype(float)
-    cb = np.bincount(held_b, minlength=size).astype(float)
-    ratio = ((fit_a + 0.5) / max(1, codes_a[0::2].size)) / ((fit_b + 0.5) / max(1, codes_b[0::2].size))
+    ratio = ((fit_a + 0.5) / max(1, int(counts[0].sum()))) / ((fit_b + 0.5) / max(1, int(counts[1].sum())))
     found = []
     for forward, order in ((True, np.argsort(-ratio, kind="stable")), (False, np.argsort(ratio, kind="stable"))):
         order = order if outside is None else order[order != outside]
@@ -213,20 +291,22 @@ def _value_sets(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1, cate
     atoms = f.unique
     if atoms.size < 2 or (atoms.size > MAX_ATOMS and not categorical):
         return []
-    codes_a, codes_b = np.searchsorted(atoms, f.fa), np.searchsorted(atoms, f.fb)
     outside = None
     if atoms.size > MAX_ATOMS:
+        codes_a, codes_b = np.searchsorted(atoms, f.fa), np.searchsorted(atoms, f.fb)
         counts = np.bincount(codes_a, minlength=atoms.size) + np.bincount(codes_b, minlength=atoms.size)
         frequent = np.sort(np.argsort(-counts, kind="stable")[:MAX_ATOMS])
         index = np.full(atoms.size, MAX_ATOMS)
         index[frequent] = np.arange(MAX_ATOMS)
-        atoms, codes_a, codes_b, outside = atoms[frequent], index[codes_a], index[codes_b], MAX_ATOMS
+        atoms, outside = atoms[frequent], MAX_ATOMS
+        split = _split_codes(index[codes_a], index[codes_b], MAX_ATOMS + 1)
+    else:  # every value is an atom: the bins of the atoms but the last
+        split = tuple(c[:-1] for c in f.split_counts(atoms))
 
     def make(chosen: tuple[int, ...]) -> Event:
         return ValueSet(feature, tuple(float(atoms[c]) for c in sorted(chosen)))
 
-    size = atoms.size + (outside is not None)
-    return _ratio_ordered("atoms", make, codes_a, codes_b, size, score, keep, outside)
+    return _ratio_ordered("atoms", make, split, score, keep, outside)
 
 
 def _histogram(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> list[Scored]:
@@ -234,31 +314,92 @@ def _histogram(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> li
     edges = f.quantiles(bins + 1)[1:-1]
     if edges.size < 2:
         return []
-    codes_a = np.searchsorted(edges, f.fa, side="left")
-    codes_b = np.searchsorted(edges, f.fb, side="left")
     edge_tuple = tuple(float(e) for e in edges)
 
     def make(chosen: tuple[int, ...]) -> Event:
         return BinSet(feature, edge_tuple, tuple(sorted(chosen)))
 
-    return _ratio_ordered("histogram ratio", make, codes_a, codes_b, edges.size + 1, score, keep)
+    return _ratio_ordered("histogram ratio", make, f.split_counts(edges), score, keep)
 
 
 def _row_patterns(rows_a, rows_b, score: Scorer, keep: int = 1) -> list[Scored]:
-    keys_a, keys_b = row_keys(rows_a), row_keys(rows_b)
-    patterns, inverse = np.unique(np.r_[keys_a, keys_b], return_inverse=True)
-    if patterns.size < 2 or patterns.size > MAX_ATOMS:
+    coded = pattern_codes(rows_a, rows_b)
+    if coded is None:
         return []
-    inverse = inverse.ravel()
-    codes_a, codes_b = inverse[: keys_a.size], inverse[keys_a.size :]
-    table = np.r_[rows_a, rows_b].astype(float)
-    first = np.unique(inverse, return_index=True)[1]
-    values = [tuple(float(v) for v in table[i]) for i in first]
+    values, codes_a, codes_b = coded
 
     def make(chosen: tuple[int, ...]) -> Event:
         return RowSet(tuple(values[c] for c in sorted(chosen)))
 
-    return _ratio_ordered("answer patterns", make, codes_a, codes_b, patterns.size, score, keep)
+    return _ratio_ordered("answer patterns", make, _split_codes(codes_a, codes_b, len(values)), score, keep)
+
+
+_MIX = np.random.default_rng(0x5EED).integers(1, 2**63, size=4096, dtype=np.uint64)
+
+
+def pattern_codes(rows_a: np.ndarray, rows_b: np.ndarray) -> tuple[list[tuple[float, ...]], np.ndarray, np.ndarray] | None:
+    """The distinct output rows of both sides (each as its first occurrence, in the order of their
+    :func:`.sets.row_keys`) and every row's index among them; None unless there are 2 to ``MAX_ATOMS``.
+
+    Rows are told apart by a 64-bit hash of their doubles (-0.0 read as 0.0), sum_i mix(bits_i xor m_i)
+    mod 2^64 with fixed random words m_i (:func:`_mixed`), and every row is then compared with its
+    pattern's first occurrence,
+    so a collision is seen (the row keys decide then).  The hash makes the distinct values a hash-table
+    pass and the codes a binary search among them, where sorting the rows' byte strings would compare
+    them one by one.
+    """
+    head = np.unique(row_keys(np.r_[rows_a[:PATTERN_PROBE], rows_b[:PATTERN_PROBE]]))
+    if head.size > MAX_ATOMS:  # more patterns in the first rows than a set may have: no need to read on
+        return None
+    sides = (rows_a, rows_b)
+    inverse = first = None
+    if rows_a.shape[1] <= _MIX.size:
+        hashes = np.zeros(rows_a.shape[0] + rows_b.shape[0], dtype=np.uint64)
+        for i in range(rows_a.shape[1]):
+            hashes += _mixed(_column_bits(sides, i) ^ _MIX[i])
+        distinct = np.unique(hashes)
+        if distinct.size > MAX_ATOMS:
+            return None
+        inverse = np.searchsorted(distinct, hashes)
+        first = np.full(distinct.size, hashes.size)
+        np.minimum.at(first, inverse, np.arange(hashes.size))
+        for i in range(rows_a.shape[1]):  # every row equals its pattern's first row, else a collision
+            column = _column_bits(sides, i)
+            if not np.array_equal(column, column[first][inverse]):
+                inverse = None
+                break
+    if inverse is None:  # the row keys decide
+        table = np.r_[rows_a, rows_b].astype(float)
+        distinct, inverse = np.unique(row_keys(table), return_inverse=True)
+        if distinct.size > MAX_ATOMS:
+            return None
+        inverse = inverse.ravel()
+        table = table[np.unique(inverse, return_index=True)[1]]
+    else:  # each pattern's first row
+        na = rows_a.shape[0]
+        table = np.array([rows_a[i] if i < na else rows_b[i - na] for i in first], dtype=float).reshape(first.size, -1)
+    if table.shape[0] < 2:
+        return None
+    order = np.argsort(row_keys(table), kind="stable")  # the row keys' order
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    codes = rank[inverse]
+    values = [tuple(float(v) for v in table[i]) for i in order]
+    return values, codes[: rows_a.shape[0]], codes[rows_a.shape[0]:]
+
+
+def _mixed(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser (Steele, Lea & Flood 2014) on every 64-bit word: each output bit depends on every input
+    bit, so doubles that differ only in their high (exponent) bits hash far apart."""
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _column_bits(sides: tuple[np.ndarray, np.ndarray], i: int) -> np.ndarray:
+    """Coordinate i of both sides' rows as the bits of its doubles (-0.0 read as 0.0)."""
+    return np.concatenate([np.asarray(rows[:, i], dtype=float) + 0.0 for rows in sides]).view(np.uint64)
 
 
 FIRST = Feature("first-nonzero")
@@ -315,7 +456,8 @@ def _first_answer_conjunctions(
     na, nb, width = rows_a.shape[0], rows_b.shape[0], rows_a.shape[1]
     ia, ib = indices
     va, vb = first_value.values(rows_a), first_value.values(rows_b)
-    answered = [int(i) for i in np.unique(np.r_[ia, ib]) if i < width]
+    seen = np.bincount(ia, minlength=width + 1)[:width] + np.bincount(ib, minlength=width + 1)[:width]
+    answered = [int(i) for i in np.flatnonzero(seen)]
     ranges = sorted({(i, i) for i in answered} | {(i, width - 1) for i in answered})
     low, high = ([], [], []), ([], [], [])
     for lo, hi in ranges:
@@ -324,10 +466,9 @@ def _first_answer_conjunctions(
         cuts = f.tail_quantiles(CONJUNCTION_CUTS)
         if cuts.size == 0:
             continue
-        ka = np.searchsorted(f.sa, cuts, side="right")
-        kb = np.searchsorted(f.sb, cuts, side="right")
+        ka, kb = f.at_most(cuts)
         made = [(float(lo), float(hi), float(t)) for t in cuts]
-        for store, counts in ((low, (ka, kb)), (high, (f.sa.size - ka, f.sb.size - kb))):
+        for store, counts in ((low, (ka, kb)), (high, (f.fa.size - ka, f.fb.size - kb))):
             store[0].append(counts[0])
             store[1].append(counts[1])
             store[2].extend(made)
@@ -387,7 +528,7 @@ def search_events(
     """
     found: list[Scored] = []
     for feature in _features(rows_a.shape[1], categorical):
-        f = _Sorted.of(feature.values(rows_a), feature.values(rows_b))
+        f = _Sorted.of(feature.values(rows_a), feature.values(rows_b), halves=True)
         if f.unique.size < 2:
             continue
         if _coordinate(feature) in categorical:
@@ -404,7 +545,7 @@ def search_events(
         learned = _fisher_direction(rows_a[0::2], rows_b[0::2])
         if learned is not None:
             f = _Sorted.of(learned.values(rows_a[1::2]), learned.values(rows_b[1::2]))
-            if f.sa.size and f.sb.size:
+            if f.fa.size and f.fb.size:
                 found += _thresholds(learned, f, score, keep)
     found.sort(key=lambda s: (-s.objective, -(s.hits_a if s.forward else s.hits_b)))
     return found

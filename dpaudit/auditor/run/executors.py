@@ -49,6 +49,7 @@ from ..._validation import short_repr
 from ...errors import ExecutorLost, ExecutorUnavailable, InvalidArgument
 from ...mechanisms.base import Mechanism
 from ...mechanisms.outputs import OutputCoding
+from ..events.sets import hit_counts
 from .shipping import MechanismRef, ship, spawn_blocker
 
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "ProcessPool",
     "Threads",
     "WorkerSetupError",
+    "chunk_rows",
     "chunk_sizes",
     "make_executor",
     "run_chunk",
@@ -74,9 +76,14 @@ CHUNK_VALUES = 1 << 21
 AUTO_POOL_SECONDS = 5.0
 
 
+def chunk_rows(width: int) -> int:
+    """The rows of a full chunk of outputs with ``width`` values each."""
+    return max(1, min(CHUNK_ROWS, CHUNK_VALUES // max(1, width)))
+
+
 def chunk_sizes(total: int, width: int) -> list[int]:
     """Rows per chunk for ``total`` draws of outputs with ``width`` values each (a function of both only)."""
-    rows = max(1, min(CHUNK_ROWS, CHUNK_VALUES // max(1, width)))
+    rows = chunk_rows(width)
     full, rest = divmod(int(total), rows)
     return [rows] * full + ([rest] if rest else [])
 
@@ -139,7 +146,7 @@ def run_chunk(mechanism: Mechanism | MechanismRef, task: ChunkTask) -> ChunkResu
     flat = _flat(out)
     if task.tests is None:
         return ChunkResult(task.key, task.rows, None, flat, tuple(out.shape[1:]), out.dtype.kind, spent, drawn.coding)
-    hits = tuple(int(np.count_nonzero(test.contains(flat))) for test in task.tests)
+    hits = tuple(hit_counts(task.tests, flat))
     coding = drawn.coding.without_labels()
     return ChunkResult(task.key, task.rows, hits, None, tuple(out.shape[1:]), out.dtype.kind, spent, coding)
 

@@ -33,6 +33,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,7 +44,7 @@ from ...errors import MechanismError
 from ...mechanisms.base import Mechanism
 from ...mechanisms.outputs import SHAPE_HINT
 from .checkpoint import Checkpoint
-from .executors import CHUNK_VALUES, ChunkResult, ChunkTask, MechanismRef, chunk_sizes
+from .executors import CHUNK_VALUES, ChunkResult, ChunkTask, MechanismRef, chunk_rows, chunk_sizes
 
 __all__ = ["CHUNK_VALUES", "Draws", "TimeLimitReached", "fresh_seed", "generator"]
 
@@ -116,6 +117,7 @@ class Draws:
         self.checkpoint = checkpoint
         self.progress = progress or (lambda rows: None)
         self.mechanism_s = 0.0
+        self.waited_s = 0.0
         self.draws = 0
         self.output_shape: tuple[int, ...] | None = None
         self.dtype_kinds: set[str] = set()
@@ -140,24 +142,51 @@ class Draws:
                 self.coding = self.coding.merged(result.coding, self.mechanism.name)
         self.progress(result.rows)
 
+    @contextmanager
+    def stage(self, times: dict[str, float], name: str) -> Iterator[None]:
+        """Add to ``times[name]`` the wall time of the block besides the time it waited for chunks
+        (``waited_s``, the audit's sampling time: :class:`~..records.StageTimes`)."""
+        started, waited = time.perf_counter(), self.waited_s
+        try:
+            yield
+        finally:
+            spent = time.perf_counter() - started - (self.waited_s - waited)
+            times[name] = times.get(name, 0.0) + spent
+
     def rows(self, key: tuple[int, ...], data: Any, n: int) -> np.ndarray:
         """n outputs on ``data`` as an (n, width) array, drawn in the chunks of stream ``key``."""
         return self.rows_many([(key, data, n)])[0]
 
-    def rows_many(self, streams: Sequence[tuple[tuple[int, ...], Any, int]]) -> list[np.ndarray]:
-        """:meth:`rows` for several (key, data, n) streams at once (one round of work for the executor)."""
+    @property
+    def chunk_rows(self) -> int:
+        """The rows of a full chunk (:func:`.executors.chunk_rows`)."""
+        return chunk_rows(self.width)
+
+    def rows_many(self, streams: Sequence[tuple[tuple[int, ...], Any, int]], after: int = 0) -> list[np.ndarray]:
+        """:meth:`rows` for several (key, data, n) streams at once (one round of work for the executor).
+
+        With ``after`` (a whole number of chunks), the n rows of each stream that follow its first ``after``:
+        drawing a stream's first rows and then the rest this way gives the rows of one draw of them all.
+        """
+        if after % self.chunk_rows:
+            raise ValueError(f"after={after!r} must be a whole number of chunks of {self.chunk_rows} rows")
+        skip = after // self.chunk_rows
         tasks = [
             ChunkTask(key + (c,), self.seed, data, rows)
             for key, data, n in streams
-            for c, rows in enumerate(chunk_sizes(n, self.width))
+            for c, rows in enumerate(chunk_sizes(after + n, self.width)) if c >= skip
         ]
         parts: dict[tuple[int, ...], np.ndarray] = {}
-        for result in self._timed(tasks):
-            self._absorb(result)
-            parts[result.key] = result.outputs
+        started = time.perf_counter()
+        try:
+            for result in self._timed(tasks):
+                self._absorb(result)
+                parts[result.key] = result.outputs
+        finally:
+            self.waited_s += time.perf_counter() - started
         out = []
         for key, _, n in streams:
-            ordered = [parts[key + (c,)] for c in range(len(chunk_sizes(n, self.width)))]
+            ordered = [parts[key + (c,)] for c in range(skip, len(chunk_sizes(after + n, self.width)))]
             out.append(np.concatenate(ordered) if len(ordered) > 1 else ordered[0] if ordered else np.empty((0, self.width)))
         return out
 
@@ -175,12 +204,16 @@ class Draws:
             totals[key] = [int(h) for h in hits] if hits else [0] * len(tests)
             tasks += [ChunkTask(key + (c,), self.seed, data, rows, tuple(tests)) for c, rows in enumerate(sizes) if c not in done]
             self.progress(sum(rows for c, rows in enumerate(sizes) if c in done))
-        for result in self._timed(tasks):
-            self._absorb(result)
-            stream = result.key[:-1]
-            totals[stream] = [t + h for t, h in zip(totals[stream], result.hits or ())]
-            if self.checkpoint is not None:
-                self.checkpoint.add(stream, result.key[-1], result.hits or (), result.rows)
+        started = time.perf_counter()
+        try:
+            for result in self._timed(tasks):
+                self._absorb(result)
+                stream = result.key[:-1]
+                totals[stream] = [t + h for t, h in zip(totals[stream], result.hits or ())]
+                if self.checkpoint is not None:
+                    self.checkpoint.add(stream, result.key[-1], result.hits or (), result.rows)
+        finally:
+            self.waited_s += time.perf_counter() - started
         return [totals[key] for key, _, _ in streams]
 
     def _timed(self, tasks: list[ChunkTask]) -> Iterator[ChunkResult]:
