@@ -172,8 +172,8 @@ def _when_struck(folder, strike) -> threading.Thread:
 
 
 def _said(output: str) -> list[str]:
-    """What the audit says, without the lines that say how it ran (executor, resumed chunks, wall time)."""
-    return [line for line in output.splitlines() if not line.startswith(("  run ", "  time "))]
+    """What the audit says, without the lines that say how it ran (executor, resumed chunks, wall and stage times)."""
+    return [line for line in output.splitlines() if not line.startswith(("  run ", "  time ", "  stages "))]
 
 
 def _evidence(result):
