@@ -61,7 +61,7 @@ from .sets import (
     row_keys,
 )
 
-__all__ = ["SHORTLIST_KEEP", "StandardFamily", "WHOLE_SEARCH_KEEP", "search_events"]
+__all__ = ["SHORTLIST_KEEP", "StandardFamily", "WHOLE_SEARCH_KEEP", "cut_events", "search_events"]
 
 MAX_CUTS = 2048
 TAIL_CUTS = 256
@@ -136,16 +136,23 @@ def _cuts(unique: np.ndarray) -> np.ndarray:
     return unique[index]
 
 
-def _thresholds(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> list[Scored]:
+def cut_events(family: str, make: Callable[[float, bool], Event], f: _Sorted, score: Scorer,
+               keep: int = 1) -> list[Scored]:
+    """The ``keep`` best events ``make(t, upper)`` -- "value <= t" (upper) or "value > t" -- of one
+    score's values ``f``, cut at every distinct value (:func:`_cuts`), in each direction."""
     cuts = _cuts(f.unique)[:-1]  # "<= max" is everything: no information
     if cuts.size == 0:
         return []
     ka = np.searchsorted(f.sa, cuts, side="right")
     kb = np.searchsorted(f.sb, cuts, side="right")
     na, nb = f.sa.size, f.sb.size
-    low = _best("threshold", lambda i: Threshold(feature, float(cuts[i]), True), ka, kb, na, nb, score, keep)
-    high = _best("threshold", lambda i: Threshold(feature, float(cuts[i]), False), na - ka, nb - kb, na, nb, score, keep)
+    low = _best(family, lambda i: make(float(cuts[i]), True), ka, kb, na, nb, score, keep)
+    high = _best(family, lambda i: make(float(cuts[i]), False), na - ka, nb - kb, na, nb, score, keep)
     return low + high
+
+
+def _thresholds(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> list[Scored]:
+    return cut_events("threshold", lambda t, upper: Threshold(feature, t, upper), f, score, keep)
 
 
 def _intervals(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> list[Scored]:
