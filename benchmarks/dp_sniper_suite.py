@@ -69,7 +69,7 @@ MurmurHash3: ``pip install 'dpaudit[benchmarks]'`` (or ``pip install mmh3``).
 
 Run: ``PYTHONPATH=. python benchmarks/dp_sniper_suite.py [--samples 1000000,10000000] [--only SVT3,Rappor]
 [--columns on,off,float,black-box] [--seed 1] [--seeds 1-5] [--jobs 1] [--rerun] [--report]`` (writes
-benchmarks/results/dp_sniper_suite.json); ``--columns black-box --samples 1000000,10000000,20000000``
+benchmarks/results/dp_sniper_suite.json, the black-box column dp_sniper_suite_black_box.json); ``--columns black-box --samples 1000000,10000000,20000000``
 runs the black-box column alone, ``--seeds`` the seeds of its median.
 """
 
@@ -97,6 +97,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from tightness import write_results  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "dp_sniper_suite.json"
+BLACK_BOX_RESULTS = Path(__file__).parent / "results" / "dp_sniper_suite_black_box.json"
 CELLS = Path(__file__).parent / "results" / "dp_sniper_suite"
 EPSILON = 0.1
 CONFIDENCE = 0.90
@@ -721,6 +722,15 @@ def table(rows: list[Row], sizes: list[int], seed: int) -> tuple[list[str], list
     return lines, records
 
 
+def black_box_goal(row: Row, exact: float | None) -> float | None:
+    """The black-box target at 2 x 10^7 per side: DP-Sniper's published bound, for the RAPPOR rows (where
+    it sits at the exact epsilon of its pair, within its sampling error) 0.99 of the exact epsilon at the
+    pair chosen; None for a correct row whose exact epsilon on the patterns is unknown."""
+    if _local(row):
+        return None if exact is None else 0.99 * exact
+    return row.dp_sniper if exact is not None else None
+
+
 def _millions(draws: float | None) -> str:
     return "—" if draws is None else f"{draws / 1e6:.0f} M"
 
@@ -728,13 +738,13 @@ def _millions(draws: float | None) -> str:
 def black_box_table(rows: list[Row], sizes: list[int], seeds: tuple[int, ...]) -> tuple[list[str], list[dict[str, Any]]]:
     """The black-box column from the stored cells: per N the median bound over ``seeds`` (with the number
     of seeds measured), its ratio to DPS@N, and at the largest N the pair chosen (first seed), the exact
-    epsilon there, the published DP-Sniper figure and the target (the module docstring), outputs drawn
-    against DP-Sniper's, wall time against numpy's."""
+    epsilon there (RAPPOR) or over DP-Sniper's patterns, the ratio to the published DP-Sniper figure and
+    the target (:func:`black_box_goal`), outputs drawn against DP-Sniper's, wall time against numpy's."""
     large = sizes[-1]
     header = ["mechanism", "private", "DP-Sniper"]
     for n in sizes:
         header += [f"black-box {_power(n)}", f"DPS@{_power(n)}", f"/DPS@{_power(n)}"]
-    header += [f"pair chosen ({_power(large)})", "exact there", f"/DP-Sniper ({_power(large)})", "target",
+    header += [f"pair chosen ({_power(large)})", "exact (pair / patterns)", f"/DP-Sniper ({_power(large)})", "target",
                f"outputs drawn ({_power(large)})", "DP-Sniper's", f"time ({_power(large)})", "numpy's"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     records = []
@@ -750,12 +760,9 @@ def black_box_table(rows: list[Row], sizes: list[int], seeds: tuple[int, ...]) -
             line += [shown, _number(dps_n), _ratio(medians[n], dps_n)]
         first = next((stored[(large, seed)] for seed in seeds if stored[(large, seed)]), None)
         exact = first["exact"] if first else None
-        if medians[large] is None or exact is None:
-            target = "—"
-        elif row.dp_sniper < exact:
-            target = "met" if medians[large] >= row.dp_sniper else "not met"
-        else:
-            target = "met" if medians[large] >= 0.99 * exact else "not met"
+        goal = black_box_goal(row, exact)
+        target = "—" if medians[large] is None or goal is None else (
+            f"{'met' if medians[large] >= goal else 'not met'} (>= {goal:.4f})")
         pair = "—" if first is None else " / ".join(
             str(tuple(round(float(v), 3) for v in np.asarray(x).reshape(-1))) for x in first["pair"])
         line += [pair, _number(exact), _ratio(medians[large], row.dp_sniper), target,
@@ -830,8 +837,11 @@ def main() -> None:
     alarms = [record["mechanism"] for record in records if record["false_alarms"]]
     if alarms:
         print(f"\n!! CORRECT MECHANISMS FLAGGED: {', '.join(alarms)}")
-    write_results(RESULTS, seed=args.seed, confidence=CONFIDENCE, started=started, samples=sizes, rows=records,
-                  black_box=black_box)
+    if records:
+        write_results(RESULTS, seed=args.seed, confidence=CONFIDENCE, started=started, samples=sizes, rows=records)
+    if black_box:
+        write_results(BLACK_BOX_RESULTS, seed=args.seed, confidence=CONFIDENCE, started=started, samples=sizes,
+                      seeds=list(seeds), dp_sniper_draws=DP_SNIPER_DRAWS, rows=black_box)
 
 
 if __name__ == "__main__":
