@@ -69,8 +69,9 @@ MurmurHash3: ``pip install 'dpaudit[benchmarks]'`` (or ``pip install mmh3``).
 
 Run: ``PYTHONPATH=. python benchmarks/dp_sniper_suite.py [--samples 1000000,10000000] [--only SVT3,Rappor]
 [--columns on,off,float,black-box] [--seed 1] [--seeds 1-5] [--jobs 1] [--rerun] [--report]`` (writes
-benchmarks/results/dp_sniper_suite.json, the black-box column dp_sniper_suite_black_box.json); ``--columns black-box --samples 1000000,10000000,20000000``
-runs the black-box column alone, ``--seeds`` the seeds of its median.
+benchmarks/results/dp_sniper_suite.json, the black-box column dp_sniper_suite_black_box.json);
+``--columns black-box --samples 1000000,10000000,20000000`` runs the black-box column alone,
+``--seeds`` the seeds of its median.
 """
 
 from __future__ import annotations
@@ -581,10 +582,10 @@ def false_alarm(row: Row, record: dict[str, Any]) -> bool:
 
 def planned(rows: list[Row], sizes: list[int], seed: int, columns: tuple[str, ...] = ("on", "off", "float"),
             seeds: tuple[int, ...] = ()) -> list[Cell]:
-    """Of ``columns``: ``on`` (both pairs) at every N, ``off`` and ``float`` at the smallest N, ``black-box``
-    at every N below the peers' budget and every seed of ``seeds`` (default: ``seed``); N ascending, and at each N DP-Sniper's pairs
-    of every row before StatDP's and the black-box audits (a run cut short has the first comparison
-    complete)."""
+    """Of ``columns``: ``on`` (both pairs) at every N, ``off`` and ``float`` at the smallest N,
+    ``black-box`` at every N below the peers' budget and every seed of ``seeds`` (default: ``seed``);
+    N ascending, and at each N DP-Sniper's pairs of every row before StatDP's and the black-box audits
+    (a run cut short has the first comparison complete)."""
     cells = []
     for n in sizes:
         at_n = [c for c in (("on", "off", "float") if n == sizes[0] else ("on",)) if c in columns]
@@ -735,7 +736,8 @@ def _millions(draws: float | None) -> str:
     return "—" if draws is None else f"{draws / 1e6:.0f} M"
 
 
-def black_box_table(rows: list[Row], sizes: list[int], seeds: tuple[int, ...]) -> tuple[list[str], list[dict[str, Any]]]:
+def black_box_table(rows: list[Row], sizes: list[int],
+                    seeds: tuple[int, ...]) -> tuple[list[str], list[dict[str, Any]]]:
     """The black-box column from the stored cells: per N the median bound over ``seeds`` (with the number
     of seeds measured), its ratio to DPS@N, and at the largest N the pair chosen (first seed), the exact
     epsilon there (RAPPOR) or over DP-Sniper's patterns, the ratio to the published DP-Sniper figure and
@@ -744,7 +746,8 @@ def black_box_table(rows: list[Row], sizes: list[int], seeds: tuple[int, ...]) -
     header = ["mechanism", "private", "DP-Sniper"]
     for n in sizes:
         header += [f"black-box {_power(n)}", f"DPS@{_power(n)}", f"/DPS@{_power(n)}"]
-    header += [f"pair chosen ({_power(large)})", "exact (pair / patterns)", f"/DP-Sniper ({_power(large)})", "target",
+    header += [f"pair chosen ({_power(large)})", "exact (pair / patterns)", f"/DP-Sniper ({_power(large)})",
+               f"target ({_power(large)})",
                f"outputs drawn ({_power(large)})", "DP-Sniper's", f"time ({_power(large)})", "numpy's"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     records = []

@@ -21,17 +21,19 @@ at 0.90), the best sum threshold about 0.028 at 10^7.
 every ``FIT_EVERY``-th row, the thresholds of the estimated L scored on all the others by the strict
 search bound (both directions, every distinct value a cut), so the noise that fitted L never scores
 its events.  A histogram has few parameters (at most 32 bins a coordinate), so a quarter of the rows
-fits it and three quarters are left to tell its thresholds apart: at the strict search level the
-thresholds' scores are what limit the choice (on LaplaceParallel at 2.5 x 10^5 scoring rows per side
-the count's best event scores 0.005 in expectation, for a verified 0.03 at 10^6).  Each density is a histogram (:class:`ProductRatio`): a coordinate with few distinct
-values (at most ``MAX_ATOMS``) gets one bin per value, any other ``bins`` bins between quantiles of
-both sides' fit values; a bin's log-ratio is the smoothed ln((c_a + 1/2) / (n_a + B/2)) -
-ln((c_b + 1/2) / (n_b + B/2)).  The bin counts ``BIN_COUNTS`` are all tried (coarse bins: little
-variance, enough for clipped ratios; fine bins: curved ratios), each two ways: one histogram per
-coordinate, and one histogram shared by all coordinates, fitted on all of them (*pooled*: for
-coordinates with one common marginal, such as LaplaceParallel's copies, the shared estimate has
-1/width of the variance; per coordinate, the estimated weights there scatter by about 0.003 around
-the true +-0.005 at 5 x 10^5 fit rows).
+fits it and three quarters are left to score its thresholds, whose scores are what limit the choice:
+on LaplaceParallel the count's best event scores only 0.005 (2.5 x 10^5 scoring rows per side) to
+0.017 (7.5 x 10^5) in expectation at the strict level, which favours events of large mass (its
+thresholds then certify about 0.03 at 10^6 to 2 x 10^7 per side, where the count event of mass 0.6 %
+would give 0.053 at 2 x 10^7).  Each density is a histogram (:class:`ProductRatio`): a coordinate
+with few distinct values (at most ``MAX_ATOMS``) gets one bin per value, any other ``bins`` bins
+between quantiles of both sides' fit values; a bin's log-ratio is the smoothed
+ln((c_a + 1/2) / (n_a + B/2)) - ln((c_b + 1/2) / (n_b + B/2)).  The bin counts ``BIN_COUNTS`` are all
+tried (coarse bins: little variance, enough for clipped ratios; fine bins: curved ratios), each two
+ways: one histogram per coordinate, and one histogram shared by all coordinates, fitted on all of
+them (*pooled*: for coordinates with one common marginal, such as LaplaceParallel's copies, the shared
+estimate has 1/width of the variance; per coordinate, the estimated weights there scatter by about
+0.003 around the true +-0.005 at 5 x 10^5 fit rows).
 
 **When coordinates "look independent".**  Independence is not tested: the family is a candidate on
 every vector output (width >= 2, no label codes), and the search takes its events only when they

@@ -26,11 +26,12 @@ Families, per feature:
   coordinate is always the first: on its pair the witness "answer at query 6, value <= 15" has mass
   0.3 % and log-ratio 0.23, and the median bound over seeds 1-7 at N = 10^6 rose from about 0.11 to
   0.153, benchmarks/README.md).  For a cut-off c > 1 the same conjunctions are read on the k-th
-  answer, k = 2, 3, ... (:func:`_first_answer_thresholds`).  The cuts t of a conjunction are ``CONJUNCTION_CUTS`` quantiles of its
-  values plus a geometric grid in both tails (:meth:`_Sorted.tail_quantiles`), not every distinct
-  value: with ten ranges of thousands of cuts each, the best of ~10^5 small-mass events was a 4.5
-  standard-error fluke in about one search in five (an event verified at -0.02 after a search bound of
-  0.11), which a few hundred cuts per range avoid while keeping the tail resolution the witnesses need.
+  answer, k = 2, 3, ... (:func:`_first_answer_thresholds`).  The cuts t of a conjunction are
+  ``CONJUNCTION_CUTS`` quantiles of its values plus a geometric grid in both tails
+  (:meth:`_Sorted.tail_quantiles`), not every distinct value: with ten ranges of thousands of cuts
+  each, the best of ~10^5 small-mass events was a 4.5 standard-error fluke in about one search in five
+  (an event verified at -0.02 after a search bound of 0.11), which a few hundred cuts per range avoid
+  while keeping the tail resolution the witnesses need.
 
 Coordinates holding label codes (outputs that are strings or other labels,
 :mod:`dpaudit.mechanisms.outputs`) get the atom sets only.
