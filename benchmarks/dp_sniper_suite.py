@@ -642,8 +642,12 @@ def _duration(seconds: float | None) -> str:
 
 
 def _power(n: int) -> str:
-    exponent = math.log10(n)
-    return f"10^{exponent:.0f}" if exponent.is_integer() else f"{n:.0e}"
+    """10^6, 2x10^7 (as the peers write their budgets); other sizes as 3e+05."""
+    exponent = math.floor(math.log10(n))
+    mantissa = n / 10**exponent
+    if mantissa == 1:
+        return f"10^{exponent}"
+    return f"{mantissa:.0f}x10^{exponent}" if mantissa.is_integer() else f"{n:.0e}"
 
 
 def peer_budget_seconds(seconds: dict[int, float]) -> float | None:
