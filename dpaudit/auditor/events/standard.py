@@ -301,7 +301,8 @@ def _first_answer_thresholds(rows_a: np.ndarray, rows_b: np.ndarray, score: Scor
     row has a k-th answer and its position varies (sparse vector with a cut-off c > 1 answers up to c
     queries; with every answer at the same place the conjunction is a threshold on one coordinate,
     which the feature search has already): on DP-Sniper's SVT34Parallel at StatDP's pair (c = 2, all
-    ones against all zeros) StatDP's witness is "the 2nd answer is query 10 and its value <= 0".  The
+    ones against all zeros) StatDP's witness "query 10 answered with a value <= 0" is, at cut-off 2,
+    the first or the second answer there.  The
     ranges are single indices i and the tails [i, width - 1] (an answer at query i or later); the cuts t
     are ``CONJUNCTION_CUTS`` quantiles of the values in the range and a geometric grid in its tails
     (:meth:`_Sorted.tail_quantiles`).  Counts are out of all samples of a side, so the bound scores
