@@ -114,11 +114,11 @@ class ProductRatio:
 
     def values(self, rows: np.ndarray) -> np.ndarray:
         """L(y) of every row, ``CHUNK`` rows at a time."""
-        rows = _finite(rows).reshape(rows.shape[0], -1)
+        rows = rows.reshape(rows.shape[0], -1)
         tables = [(np.asarray(e), np.asarray(r)) for e, r in zip(self.edges, self.log_ratios)]
         out = np.empty(rows.shape[0])
         for start in range(0, rows.shape[0], CHUNK):
-            block = rows[start:start + CHUNK]
+            block = _finite(rows[start:start + CHUNK])
             total = np.zeros(block.shape[0])
             for i in range(self.width):
                 edges, ratios = tables[0 if self.pooled else i]
