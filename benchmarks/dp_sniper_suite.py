@@ -34,6 +34,17 @@ per side plus the search stage (``search_budget(N)``: N/2, up to 2 x 10^6).  Col
 * ``StatDP pair``: ``on`` on StatDP's best pair when it differs from DP-Sniper's (as an unordered pair:
   the audit tests both directions); the ratio to StatDP's figure is dpaudit's bound at StatDP's pair.
 
+* ``black-box``: dpaudit given only DP-Sniper's input domain, no pair: ``dpaudit.audit(f, epsilon=claim,
+  data=[1.0] * d, neighbours="query-distance:1:linf", samples=N)`` (d the row's input dimension; it
+  screens the Ding et al. patterns around that base itself), ``checks=None`` as ``on``; the RAPPOR rows,
+  whose inputs are any two values (local model), get DP-Sniper's integer domain -10..10 instead
+  (:data:`RAPPOR_DOMAIN`) and claim the largest exact epsilon over its pairs.  Its table gives the bound
+  (the median over ``--seeds``), the pair chosen, the exact epsilon there where it is known
+  (:data:`EXACT_ON_PATTERNS`, RAPPOR: :func:`rappor_pair_epsilon`), the outputs drawn in all (search,
+  screening and verification, ``result.run.draws``) beside DP-Sniper's (:data:`DP_SNIPER_DRAWS`), and
+  the wall time beside the time numpy takes to draw as many outputs of the row's sampler
+  (:func:`numpy_seconds`, timed on 10^6 outputs and scaled).
+
 "DPS@N" / "StatDP@N" is what the peer's own event certifies at dpaudit's N per side: its published
 probabilities as median counts k = round(N p1), k' = round(N p2) (StatDP's swapped so that p1 >= p2,
 as DP-Sniper's verification of StatDP does), the Clopper-Pearson union bound at 0.90 (the peers' own
@@ -62,8 +73,10 @@ audit's chunks, in this process, as the audit's ``executor="in-process"``); the 
 the audit's wall time, that time and their ratio.
 
 Run: ``PYTHONPATH=. python benchmarks/dp_sniper_suite.py [--samples 1000000,10000000] [--only SVT3,Rappor]
-[--columns on] [--pairs dp-sniper] [--seed 1] [--jobs 1] [--rerun] [--report]`` (writes
-benchmarks/results/dp_sniper_suite.json).
+[--columns on,off,float,black-box] [--pairs dp-sniper,statdp] [--seed 1] [--seeds 1-5] [--jobs 1] [--rerun]
+[--report]`` (writes benchmarks/results/dp_sniper_suite.json, the black-box column
+dp_sniper_suite_black_box.json); ``--columns black-box --samples 1000000,10000000,20000000`` runs the
+black-box column alone, ``--seeds`` the seeds of its median, ``--pairs`` the pairs of the other columns.
 """
 
 from __future__ import annotations
@@ -91,11 +104,18 @@ sys.path.insert(0, str(Path(__file__).parent))
 from tightness import write_results  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "dp_sniper_suite.json"
+BLACK_BOX_RESULTS = Path(__file__).parent / "results" / "dp_sniper_suite_black_box.json"
 CELLS = Path(__file__).parent / "results" / "dp_sniper_suite"
 EPSILON = 0.1
 CONFIDENCE = 0.90
 PEER_SAMPLES = 200_000_000  # the peers' verification samples per side
 TEN_MINUTES = 600.0
+DP_SNIPER_DRAWS = 16 * 3 * 10_700_000 + 2 * PEER_SAMPLES
+"""DP-Sniper's outputs drawn per mechanism: 16 input pairs x 3 x 10.7 million, then its best pair's final
+estimate, 2 x 10^8 on each of the 2 sides (its ``exp_default.py``): 913.6 million."""
+RAPPOR_DOMAIN = tuple(float(v) for v in range(-10, 11))
+"""DP-Sniper's input domain for the RAPPOR rows: one integer in [-10, 10] (its ``exp_default.py``)."""
+NUMPY_TIMED = 1_000_000
 
 Pair = tuple[tuple[float, ...], tuple[float, ...]]
 Sampler = Callable[[Any, int, np.random.Generator], np.ndarray]
@@ -365,9 +385,11 @@ ROWS: tuple[Row, ...] = (
         note="DP-Sniper line 16; claim ln(1 + 2^-3) = 0.1178 (GeoSample)",
         claim=lambda pair: geo_sample_epsilon()),
     Row("NoisyHist1", noisy_hist(False), ((0.0,) + (1.0,) * 4, ONES5), 0.0978, (0.011123, 0.010064), True,
-        StatDPRun(0.0994, (ONES5, ONE_UP), "EntryPP(0) in (-inf, -7.82)", 0.20701144, 0.18732938, f"{S2}:94")),
+        StatDPRun(0.0994, (ONES5, ONE_UP), "EntryPP(0) in (-inf, -7.82)", 0.20701144, 0.18732938, f"{S2}:94"),
+        neighbours=dpaudit.QueryDistance(1.0, "l1")),
     Row("NoisyHist2", noisy_hist(True), ((0.0,) + (1.0,) * 4, ONES5), 4.6020, (0.998867, 0.010009), False,
-        StatDPRun(10.0022, (ONES5, ONE_UP), "EntryPP(0) in (-inf, 0.951)", 0.30643086, 1.3445e-05, f"{S2}:148")),
+        StatDPRun(10.0022, (ONES5, ONE_UP), "EntryPP(0) in (-inf, 0.951)", 0.30643086, 1.3445e-05, f"{S2}:148"),
+        neighbours=dpaudit.QueryDistance(1.0, "l1")),
     Row("ReportNoisyMax1", report_noisy_max("laplace", False),
         (ONES5, (0.0,) + (2.0,) * 4), 0.0923, (0.010988, 0.009997), True,
         StatDPRun(0.0921, (ONES5, ONE_UP_OTHERS_DOWN), "EntryPP(0) == 0", 0.200016165, 0.219412235, f"{S2}:178")),
@@ -414,6 +436,65 @@ ROWS: tuple[Row, ...] = (
 )
 ROW_BY_NAME = {row.name: row for row in ROWS}
 
+EXACT_ON_PATTERNS = {
+    "LaplaceMechanism": 0.1, "TruncatedGeometric": 0.1178, "NoisyHist1": 0.1, "NoisyHist2": 10.0,
+    "ReportNoisyMax1": 0.0946, "ReportNoisyMax3": 0.250, "ReportNoisyMax4": math.inf, "SVT1": 0.0885,
+    "SVT2": 0.0882, "SVT3": 0.500, "SVT4": 0.1725, "SVT5": math.inf, "SVT6": 0.420, "LaplaceParallel": 0.1,
+    "SVT34Parallel": 0.487, "PrefixSum": 1.0, "NumericalSVT": 0.0805,
+}
+"""The exact epsilon over the input pairs of DP-Sniper's pattern generator (dimension 5 or 10, both
+orders), where it is known: numerical integration (SVT*, ReportNoisyMax1/3, NumericalSVT), the
+closed forms (Laplace: 0.1; NoisyHist2: 1/eps = 10; LaplaceParallel: 20 x 0.005; PrefixSum: 10 x 0.1;
+GeoSample: Balcer & Vadhan Thm. 4.7) and disjoint supports (ReportNoisyMax4, SVT5: infinite).  The RAPPOR
+rows' exact epsilon is per pair (:func:`rappor_pair_epsilon`)."""
+
+
+def _dimension(row: Row) -> int:
+    return len(row.pair[0])
+
+
+def _local(row: Row) -> bool:
+    return isinstance(row.neighbours, dpaudit.Local)
+
+
+def black_box_claim(row: Row) -> float:
+    """The epsilon a black-box audit of ``row`` claims: the row's claim, for RAPPOR the largest exact
+    epsilon over the pairs of :data:`RAPPOR_DOMAIN`."""
+    if not _local(row):
+        return row.claim(row.pair)
+    return max(row.claim(((a,), (b,))) for a in RAPPOR_DOMAIN for b in RAPPOR_DOMAIN if a < b)
+
+
+def exact_at(row: Row, pair: Any) -> float | None:
+    """The exact epsilon at the black-box audit's chosen ``pair``, where known."""
+    if _local(row):
+        a, b = (float(np.asarray(x).reshape(-1)[0]) for x in pair)
+        return row.claim(((a,), (b,)))
+    return EXACT_ON_PATTERNS.get(row.name)
+
+
+def black_box_audit(row: Row, samples: int, seed: int) -> dpaudit.AuditResult:
+    """dpaudit given DP-Sniper's domain only (the module docstring's ``black-box`` column)."""
+    options = dict(samples=samples, seed=seed, confidence=CONFIDENCE, early_stopping=False, executor="in-process",
+                   checks=None, progress=False)
+    if _local(row):
+        mechanism = dpaudit.Mechanism.from_callable(row.sampler, claim=dpaudit.PureDP(black_box_claim(row)),
+                                                    neighbours=row.neighbours, name=row.name, vectorised=True,
+                                                    domain=RAPPOR_DOMAIN)
+        return dpaudit.audit(mechanism, **options)
+    return dpaudit.audit(row.sampler, epsilon=black_box_claim(row), data=[1.0] * _dimension(row),
+                         neighbours=row.neighbours, **options)
+
+
+def numpy_seconds(row: Row, pair: Any, draws: int) -> float:
+    """The time numpy takes to draw ``draws`` outputs of the row's sampler on ``pair`` (half on each
+    input): ``NUMPY_TIMED`` of them timed, scaled linearly."""
+    rng = np.random.default_rng(0)
+    started = time.perf_counter()
+    for x in pair:
+        row.sampler(x, NUMPY_TIMED // 2, rng)
+    return (time.perf_counter() - started) * draws / NUMPY_TIMED
+
 
 def peer_at(p1: float, p2: float, samples: int) -> float:
     """A peer's own event at ``samples`` per side: Clopper-Pearson on each side, union, confidence 0.90,
@@ -426,16 +507,18 @@ def peer_at(p1: float, p2: float, samples: int) -> float:
 
 # --- cells: one audit each, stored as it finishes ----------------------------------------------------
 
-COLUMNS = {  # column -> audit options
+COLUMNS = {  # column -> audit options ("black-box": black_box_audit)
     "off": {"checks": None, "learned": False},
     "on": {"checks": None, "learned": True},
     "float": {"checks": "default", "learned": True},
+    "black-box": {},
 }
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One audit: a row, one of its pairs ("dp-sniper" or "statdp"), a column, N per side and a seed."""
+    """One audit: a row, one of its pairs ("dp-sniper", "statdp"; "domain" for the black-box column), a
+    column, N per side and a seed."""
 
     row: str
     pair: str
@@ -475,12 +558,16 @@ def measure(cell: Cell) -> dict[str, Any]:
     """Run the cell's audit, store and return its record."""
     warm_up()
     row = ROW_BY_NAME[cell.row]
-    pair = row.pairs()[cell.pair]
     started = time.perf_counter()
-    result = dpaudit.audit(
-        row.mechanism(pair), pair=pair, samples=cell.samples, seed=cell.seed, confidence=CONFIDENCE,
-        early_stopping=False, executor="in-process", **COLUMNS[cell.column],
-    )
+    if cell.column == "black-box":
+        result = black_box_audit(row, cell.samples, cell.seed)
+    else:
+        pair = row.pairs()[cell.pair]
+        result = dpaudit.audit(
+            row.mechanism(pair), pair=pair, samples=cell.samples, seed=cell.seed, confidence=CONFIDENCE,
+            early_stopping=False, executor="in-process", **COLUMNS[cell.column],
+        )
+    seconds = time.perf_counter() - started
     scopes = result.bounds_by_scope
     algorithmic = None if scopes is None else scopes.algorithmic
     record = {
@@ -494,12 +581,17 @@ def measure(cell: Cell) -> dict[str, Any]:
         "event": result.event,
         "family": result.candidates[0].family if result.candidates else None,
         "search_samples": result.search_samples,
-        "seconds": time.perf_counter() - started,
+        "seconds": seconds,
         "stage_seconds": result.run.times.as_dict(),
-        "draw_seconds": draw_seconds(row, pair, cell.samples + result.search_samples, cell.seed),
         "dpaudit_version": dpaudit.__version__,
         "commit": _commit(),
     }
+    if cell.column == "black-box":
+        draws = result.run.draws if result.run is not None else None
+        record.update(pair=result.pair, exact=exact_at(row, result.pair), draws=draws,
+                      numpy_seconds=None if draws is None else numpy_seconds(row, result.pair, draws))
+    else:
+        record["draw_seconds"] = draw_seconds(row, pair, cell.samples + result.search_samples, cell.seed)
     CELLS.mkdir(parents=True, exist_ok=True)
     cell.path().write_text(json.dumps(record, indent=2, default=str) + "\n")
     return record
@@ -523,14 +615,20 @@ def false_alarm(row: Row, record: dict[str, Any]) -> bool:
     return row.private and record["verdict"] == "violation" and record["decided_by"] != "implementation"
 
 
-def planned(rows: list[Row], sizes: list[int], seed: int) -> list[Cell]:
-    """``on`` (both pairs) at every N, ``off`` and ``float`` at the smallest N; N ascending, and at each N
-    DP-Sniper's pairs of every row before StatDP's (a run cut short has the first comparison complete)."""
+def planned(rows: list[Row], sizes: list[int], seed: int, columns: tuple[str, ...] = ("on", "off", "float"),
+            seeds: tuple[int, ...] = ()) -> list[Cell]:
+    """Of ``columns``: ``on`` (both pairs) at every N, ``off`` and ``float`` at the smallest N,
+    ``black-box`` at every N below the peers' budget and every seed of ``seeds`` (default: ``seed``);
+    N ascending, and at each N DP-Sniper's pairs of every row before StatDP's and the black-box audits
+    (a run cut short has the first comparison complete)."""
     cells = []
     for n in sizes:
-        columns = ("on", "off", "float") if n == sizes[0] else ("on",)
-        cells += [Cell(row.name, "dp-sniper", column, n, seed) for row in rows for column in columns]
-        cells += [Cell(row.name, "statdp", "on", n, seed) for row in rows if "statdp" in row.pairs()]
+        at_n = [c for c in (("on", "off", "float") if n == sizes[0] else ("on",)) if c in columns]
+        cells += [Cell(row.name, "dp-sniper", column, n, seed) for row in rows for column in at_n]
+        if "on" in columns:
+            cells += [Cell(row.name, "statdp", "on", n, seed) for row in rows if "statdp" in row.pairs()]
+        if "black-box" in columns and n < PEER_SAMPLES:
+            cells += [Cell(row.name, "domain", "black-box", n, s) for s in seeds or (seed,) for row in rows]
     return cells
 
 
@@ -588,8 +686,12 @@ def _duration(seconds: float | None) -> str:
 
 
 def _power(n: int) -> str:
-    exponent = math.log10(n)
-    return f"10^{exponent:.0f}" if exponent.is_integer() else f"{n:.0e}"
+    """10^6, 2x10^7 (as the peers write their budgets); other sizes as 3e+05."""
+    exponent = math.floor(math.log10(n))
+    mantissa = n / 10**exponent
+    if mantissa == 1:
+        return f"10^{exponent}"
+    return f"{mantissa:.0f}x10^{exponent}" if mantissa.is_integer() else f"{n:.0e}"
 
 
 def peer_budget_seconds(seconds: dict[int, float]) -> float | None:
@@ -673,17 +775,93 @@ def table(rows: list[Row], sizes: list[int], seed: int) -> tuple[list[str], list
     return lines, records
 
 
+RAPPOR_SHARE = 0.99
+
+
+def black_box_target(row: Row, records: list[dict[str, Any]]) -> str:
+    """Whether the black-box audits at 2 x 10^7 per side (``records``, one per seed) reach the target:
+    the median bound >= DP-Sniper's published bound where the exact epsilon over the patterns is known;
+    for the RAPPOR rows, where that bound sits at the exact epsilon of its pair within its sampling
+    error, the median over seeds of bound / exact epsilon at each seed's own pair >= ``RAPPOR_SHARE``."""
+    if _local(row):
+        shares = [r["bound"] / r["exact"] for r in records if r.get("exact")]
+        if not shares:
+            return "—"
+        share = float(np.median(shares))
+        return f"{'met' if share >= RAPPOR_SHARE else 'not met'} (bound / exact {share:.3f})"
+    if not records or records[0].get("exact") is None:
+        return "—"
+    median = float(np.median([r["bound"] for r in records]))
+    return f"{'met' if median >= row.dp_sniper else 'not met'} (>= {row.dp_sniper:.4f})"
+
+
+def _millions(draws: float | None) -> str:
+    return "—" if draws is None else f"{draws / 1e6:.0f} M"
+
+
+def black_box_table(rows: list[Row], sizes: list[int],
+                    seeds: tuple[int, ...]) -> tuple[list[str], list[dict[str, Any]]]:
+    """The black-box column from the stored cells: per N the median bound over ``seeds`` (with the number
+    of seeds measured), its ratio to DPS@N, and at the largest N the pair chosen (first seed), the exact
+    epsilon there (RAPPOR) or over DP-Sniper's patterns, the ratio to the published DP-Sniper figure and
+    the target (:func:`black_box_target`), outputs drawn against DP-Sniper's, wall time against numpy's."""
+    large = sizes[-1]
+    header = ["mechanism", "private", "DP-Sniper"]
+    for n in sizes:
+        header += [f"black-box {_power(n)}", f"DPS@{_power(n)}", f"/DPS@{_power(n)}"]
+    header += [f"pair chosen ({_power(large)})", "exact (pair / patterns)", f"/DP-Sniper ({_power(large)})",
+               f"target ({_power(large)})",
+               f"outputs drawn ({_power(large)})", "DP-Sniper's", f"time ({_power(large)})", "numpy's"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    records = []
+    for row in rows:
+        stored = {(n, seed): Cell(row.name, "domain", "black-box", n, seed).stored() for n in sizes for seed in seeds}
+        line = [row.name, "yes" if row.private else "no", _number(row.dp_sniper)]
+        medians = {}
+        for n in sizes:
+            bounds_n = [r["bound"] for seed in seeds if (r := stored[(n, seed)])]
+            medians[n] = float(np.median(bounds_n)) if bounds_n else None
+            dps_n = peer_at(*row.dp_sniper_event, n)
+            shown = _number(medians[n]) + (f" ({len(bounds_n)} seeds)" if len(bounds_n) > 1 else "")
+            line += [shown, _number(dps_n), _ratio(medians[n], dps_n)]
+        at_large = [r for seed in seeds if (r := stored[(large, seed)])]
+        first = at_large[0] if at_large else None
+        exact = first["exact"] if first else None
+        target = black_box_target(row, at_large)
+        pair = "—" if first is None else " / ".join(
+            str(tuple(round(float(v), 3) for v in np.asarray(x).reshape(-1))) for x in first["pair"])
+        line += [pair, _number(exact), _ratio(medians[large], row.dp_sniper), target,
+                 _millions(first["draws"] if first else None), _millions(DP_SNIPER_DRAWS),
+                 _duration(first["seconds"] if first else None),
+                 _duration(first["numpy_seconds"] if first else None)]
+        lines.append("| " + " | ".join(line) + " |")
+        records.append({"mechanism": row.name, "medians": medians, "target": target,
+                        "cells": {f"{n}/seed{seed}": record for (n, seed), record in stored.items()}})
+    return lines, records
+
+
+def _seeds(text: str) -> tuple[int, ...]:
+    """"1-5" or "1,3,4" as a tuple of seeds."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        low, _, high = part.strip().partition("-")
+        seeds += range(int(low), int(high or low) + 1)
+    return tuple(dict.fromkeys(seeds))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", default="1000000",
                         help="comma-separated verification samples per side, e.g. 1000000,10000000 "
                              f"(add {PEER_SAMPLES} for the peers' budget)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--columns", default="on,off,float,black-box",
+                        help=f"comma-separated columns to measure, of {', '.join(COLUMNS)}")
+    parser.add_argument("--seeds", default="", help="the black-box column's seeds, e.g. 1-5 (default: --seed)")
     parser.add_argument("--only", default="", help="comma-separated row names (default: all)")
     parser.add_argument("--jobs", type=int, default=1, help="cells measured in parallel processes")
     parser.add_argument("--rerun", action="store_true", help="measure again the cells already stored")
     parser.add_argument("--report", action="store_true", help="print the table of the stored cells, measure none")
-    parser.add_argument("--columns", default="", help="comma-separated columns to measure (on, off, float; default: all)")
     parser.add_argument("--pairs", default="", help="comma-separated pairs to measure (dp-sniper, statdp; default: both)")
     args = parser.parse_args()
     try:
@@ -697,24 +875,41 @@ def main() -> None:
     if not sizes or sizes[0] >= PEER_SAMPLES or args.jobs < 1:
         parser.error(f"--samples needs a size below {PEER_SAMPLES} (the peers' budget is a column beside it) "
                      "and --jobs at least 1")
+    columns = tuple(c.strip() for c in args.columns.split(",") if c.strip())
+    if not columns or set(columns) - set(COLUMNS):
+        parser.error(f"--columns must name some of {', '.join(COLUMNS)}, got {args.columns!r}")
+    try:
+        seeds = _seeds(args.seeds) if args.seeds.strip() else (args.seed,)
+    except ValueError:
+        parser.error(f"--seeds must be seeds like 1-5 or 1,2,3, got {args.seeds!r}")
     rows = [row for row in ROWS if not wanted or row.name in wanted]
     for row in rows:  # before any work: a RAPPOR row without mmh3 stops here with what to install
         row.claim(row.pair)
     started = time.perf_counter()
     if not args.report:
-        columns = {c.strip() for c in args.columns.split(",") if c.strip()} or set(COLUMNS)
         kinds = {p.strip() for p in args.pairs.split(",") if p.strip()} or {"dp-sniper", "statdp"}
-        cells = [cell for cell in planned(rows, sizes, args.seed) if cell.column in columns and cell.pair in kinds]
+        cells = [cell for cell in planned(rows, sizes, args.seed, columns, seeds)
+                 if cell.column == "black-box" or cell.pair in kinds]
         missing = [cell for cell in cells if args.rerun or cell.stored() is None]
         print(f"DP-Sniper and StatDP suites, eps = {EPSILON}, confidence {CONFIDENCE}, seed {args.seed}: "
               f"{len(missing)} of {len(cells)} audits to run ({len(cells) - len(missing)} stored in {CELLS})")
         run_cells(missing, args.jobs)
-    lines, records = table(rows, sizes, args.seed)
-    print("\n" + "\n".join(lines))
+    records: list[dict[str, Any]] = []
+    black_box: list[dict[str, Any]] = []
+    if set(columns) - {"black-box"}:
+        lines, records = table(rows, sizes, args.seed)
+        print("\n" + "\n".join(lines))
+    if "black-box" in columns:
+        lines, black_box = black_box_table(rows, [n for n in sizes if n < PEER_SAMPLES], seeds)
+        print("\nBlack-box (DP-Sniper's domain, no pair given):\n" + "\n".join(lines))
     alarms = [record["mechanism"] for record in records if record["false_alarms"]]
     if alarms:
         print(f"\n!! CORRECT MECHANISMS FLAGGED: {', '.join(alarms)}")
-    write_results(RESULTS, seed=args.seed, confidence=CONFIDENCE, started=started, samples=sizes, rows=records)
+    if records:
+        write_results(RESULTS, seed=args.seed, confidence=CONFIDENCE, started=started, samples=sizes, rows=records)
+    if black_box:
+        write_results(BLACK_BOX_RESULTS, seed=args.seed, confidence=CONFIDENCE, started=started, samples=sizes,
+                      seeds=list(seeds), dp_sniper_draws=DP_SNIPER_DRAWS, rows=black_box)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 * :mod:`.standard` -- the standard family: those event types searched feature by feature;
 * :mod:`.leaks` -- the implementation's float leaks: lattice, float-support and correlated-noise;
 * :mod:`.learned` -- a classifier's posterior, thresholded (vector outputs);
+* :mod:`.product` -- per-coordinate density ratios, summed and thresholded (vector outputs);
 * :mod:`.side_channels` -- draw counts and wall times recorded beside each output, for any family to read.
 
 The registration below is the search order; a family of one's own joins with :func:`register_family`.
@@ -15,6 +16,7 @@ from .family import (BaseFamily, EventFamily, Scored, Scorer, SearchContext, fam
                      registered_families, unregister_family)
 from .leaks.families import CorrelatedNoiseFamily, FloatSupportFamily, LatticeFamily
 from .learned import LearnedFamily
+from .product import ProductRatioFamily
 from .standard import StandardFamily
 
 __all__ = list(family.__all__)  # the family interface and its registry (dpaudit.extend is the public face of it)
@@ -24,3 +26,4 @@ register_family(LatticeFamily())
 register_family(FloatSupportFamily())
 register_family(CorrelatedNoiseFamily())
 register_family(LearnedFamily())
+register_family(ProductRatioFamily())

@@ -15,9 +15,10 @@ chosen are bounded on fresh verification samples, so a family changes which even
 the validity of the reported bound: a family cannot make an audit unsound, only weaker or stronger.
 
 The families of :mod:`dpaudit.auditor.events`, registered in this order: ``standard`` (thresholds,
-intervals, ratio-ordered atoms and bins, row patterns, first answers, Fisher's linear score),
+intervals, ratio-ordered atoms and bins, row patterns, first and k-th answers, Fisher's linear score),
 ``lattice``, ``float-support`` and ``correlated-noise`` (the implementation's float leaks,
-``implementation = True``), ``learned`` (a classifier's posterior thresholded).
+``implementation = True``), ``learned`` (a classifier's posterior thresholded), ``product-ratio``
+(per-coordinate density ratios summed and thresholded: the Neyman-Pearson sets of product outputs).
 
 A family of one's own, for example "the largest coordinate is above the median of M(a)'s"::
 

@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from .family import Scored, Scorer, SearchContext
-from .standard import _best, _cuts, _finite, _Sorted, code_values
+from .standard import _finite, _Sorted, code_values, cut_events
 
 __all__ = [
     "LearnedScore",
@@ -394,15 +394,7 @@ def _train(features: OutputFeatures, phi_a: np.ndarray, phi_b: np.ndarray) -> Le
 def _thresholded(learned: LearnedScore, held_a: np.ndarray, held_b: np.ndarray, score: Scorer) -> list[Scored]:
     """The best threshold of ``learned``'s score in each direction, scored on the held-out rows."""
     f = _Sorted.of(learned.values(held_a), learned.values(held_b))
-    cuts = _cuts(f.unique)[:-1]
-    if cuts.size == 0:
-        return []
-    ka, kb = f.at_most(cuts)
-    na, nb = f.sizes
-    family = "learned"
-    low = _best(family, lambda i: LearnedThreshold(learned, float(cuts[i]), True), ka, kb, na, nb, score)
-    high = _best(family, lambda i: LearnedThreshold(learned, float(cuts[i]), False), na - ka, nb - kb, na, nb, score)
-    return low + high
+    return cut_events("learned", lambda t, upper: LearnedThreshold(learned, t, upper), f, score)
 
 
 def learned_events(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> tuple[list[Scored], list[str]]:

@@ -71,6 +71,9 @@ class Feature:
     coordinate of a dict output (the key's repr) for reading.  ``codes``, for the two first-nonzero
     kinds, replaces 0 by the values that are not answers (sparse vector Alg. 3 as DP-Sniper encodes
     it: -1000 below, -2000 aborted; the first coordinate outside ``codes`` is the first answer).
+    ``rank`` k, for the same two kinds, reads the k-th answer instead of the first (the index of the
+    k-th non-zero coordinate, the width when there are fewer, and the value there: sparse vector with a
+    cut-off c > 1 answers up to c queries).
     """
 
     kind: str
@@ -78,6 +81,7 @@ class Feature:
     weights: tuple[float, ...] | None = None
     key: str | None = field(default=None, compare=False)
     codes: tuple[float, ...] | None = None
+    rank: int = 1
 
     def values(self, rows: np.ndarray) -> np.ndarray:
         if self.kind == "value":
@@ -100,6 +104,8 @@ class Feature:
             return count
         if self.kind in ("first-nonzero", "first-nonzero-value"):
             nonzero = rows != 0 if self.codes is None else ~np.isin(rows, self.codes)
+            if self.rank > 1:  # the k-th answer: the first coordinate where the running count of answers is k
+                nonzero &= np.cumsum(nonzero, axis=1) == self.rank
             first = np.where(nonzero.any(axis=1), nonzero.argmax(axis=1), rows.shape[1])
             if self.kind == "first-nonzero":
                 return first
@@ -118,7 +124,7 @@ class Feature:
             return "number of non-zero coordinates"
         if self.kind in ("first-nonzero", "first-nonzero-value"):
             which = "non-zero coordinate" if self.codes is None else f"coordinate not in {{{', '.join(map(_num, self.codes))}}}"
-            return f"{'index' if self.kind == 'first-nonzero' else 'value'} of the first {which}"
+            return f"{'index' if self.kind == 'first-nonzero' else 'value'} of the {_ordinal(self.rank)} {which}"
         if self.kind == "linear":
             terms = " ".join(f"{w:+.3g}*x{i}" for i, w in enumerate(self.weights or ()) if w != 0)
             return f"score({terms.lstrip('+')})"
@@ -134,7 +140,15 @@ class Feature:
             out["key"] = self.key
         if self.codes is not None:
             out["codes"] = list(self.codes)
+        if self.rank != 1:
+            out["rank"] = self.rank
         return out
+
+
+def _ordinal(k: int) -> str:
+    if k == 1:
+        return "first"
+    return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
 
 
 def _num(x: float) -> str:
@@ -337,7 +351,7 @@ def hit_counts(events: Sequence[Any], rows: np.ndarray) -> list[int]:
 def _feature_from_dict(spec: dict[str, Any]) -> Feature:
     weights, codes = spec.get("weights"), spec.get("codes")
     return Feature(spec["kind"], spec.get("index"), None if weights is None else tuple(float(w) for w in weights),
-                   spec.get("key"), None if codes is None else tuple(float(c) for c in codes))
+                   spec.get("key"), None if codes is None else tuple(float(c) for c in codes), int(spec.get("rank", 1)))
 
 
 def _optional_tuple(values: Any) -> Any:

@@ -25,11 +25,13 @@ Families, per feature:
   other than 0 (:func:`code_values`; DP-Sniper codes Alg. 3's "below" as -1000, so the first non-zero
   coordinate is always the first: on its pair the witness "answer at query 6, value <= 15" has mass
   0.3 % and log-ratio 0.23, and the median bound over seeds 1-7 at N = 10^6 rose from about 0.11 to
-  0.153, benchmarks/README.md).  The cuts t of a conjunction are ``CONJUNCTION_CUTS`` quantiles of its
-  values plus a geometric grid in both tails (:meth:`_Sorted.tail_quantiles`), not every distinct
-  value: with ten ranges of thousands of cuts each, the best of ~10^5 small-mass events was a 4.5
-  standard-error fluke in about one search in five (an event verified at -0.02 after a search bound of
-  0.11), which a few hundred cuts per range avoid while keeping the tail resolution the witnesses need.
+  0.153, benchmarks/README.md).  For a cut-off c > 1 the same conjunctions are read on the k-th
+  answer, k = 2, 3, ... (:func:`_first_answer_thresholds`).  The cuts t of a conjunction are
+  ``CONJUNCTION_CUTS`` quantiles of its values plus a geometric grid in both tails
+  (:meth:`_Sorted.tail_quantiles`), not every distinct value: with ten ranges of thousands of cuts
+  each, the best of ~10^5 small-mass events was a 4.5 standard-error fluke in about one search in five
+  (an event verified at -0.02 after a search bound of 0.11), which a few hundred cuts per range avoid
+  while keeping the tail resolution the witnesses need.
 
 Coordinates holding label codes (outputs that are strings or other labels,
 :mod:`dpaudit.mechanisms.outputs`) get the atom sets only.
@@ -61,7 +63,7 @@ from .sets import (
     row_keys,
 )
 
-__all__ = ["SHORTLIST_KEEP", "StandardFamily", "WHOLE_SEARCH_KEEP", "search_events"]
+__all__ = ["SHORTLIST_KEEP", "StandardFamily", "WHOLE_SEARCH_KEEP", "cut_events", "search_events"]
 
 MAX_CUTS = 2048
 TAIL_CUTS = 256
@@ -213,15 +215,22 @@ def _cuts(unique: np.ndarray) -> np.ndarray:
     return unique[index]
 
 
-def _thresholds(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> list[Scored]:
+def cut_events(family: str, make: Callable[[float, bool], Event], f: _Sorted, score: Scorer,
+               keep: int = 1) -> list[Scored]:
+    """The ``keep`` best events ``make(t, upper)`` -- "value <= t" (upper) or "value > t" -- of one
+    score's values ``f``, cut at every distinct value (:func:`_cuts`), in each direction."""
     cuts = _cuts(f.unique)[:-1]  # "<= max" is everything: no information
     if cuts.size == 0:
         return []
     ka, kb = f.at_most(cuts)
     na, nb = f.sizes
-    low = _best("threshold", lambda i: Threshold(feature, float(cuts[i]), True), ka, kb, na, nb, score, keep)
-    high = _best("threshold", lambda i: Threshold(feature, float(cuts[i]), False), na - ka, nb - kb, na, nb, score, keep)
+    low = _best(family, lambda i: make(float(cuts[i]), True), ka, kb, na, nb, score, keep)
+    high = _best(family, lambda i: make(float(cuts[i]), False), na - ka, nb - kb, na, nb, score, keep)
     return low + high
+
+
+def _thresholds(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> list[Scored]:
+    return cut_events("threshold", lambda t, upper: Threshold(feature, t, upper), f, score, keep)
 
 
 def _intervals(feature: Feature, f: _Sorted, score: Scorer, keep: int = 1) -> list[Scored]:
@@ -402,8 +411,7 @@ def _column_bits(sides: tuple[np.ndarray, np.ndarray], i: int) -> np.ndarray:
     return np.concatenate([np.asarray(rows[:, i], dtype=float) + 0.0 for rows in sides]).view(np.uint64)
 
 
-FIRST = Feature("first-nonzero")
-FIRST_VALUE = Feature("first-nonzero-value")
+MAX_RANK = 4
 CODE_SHARE = 0.01
 MAX_CODES = 4
 
@@ -425,34 +433,50 @@ def code_values(rows: np.ndarray) -> tuple[float, ...]:
 
 
 def _first_answer_thresholds(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, keep: int = 1) -> list[Scored]:
-    """Events "first answer in [i, j] and its value <= t" (and "> t").
+    """Events "k-th answer in [i, j] and its value <= t" (and "> t"), k = 1, 2, ...
 
     The first answer is the first non-zero coordinate and, where that reads differently on these
     rows, also the first coordinate that is not a code (:func:`code_values`): outputs whose "below" is
-    a code other than 0 (DP-Sniper's -1000 for sparse vector Alg. 3).  The ranges are single indices i
-    and the tails [i, width - 1] (an answer at query i or later); the cuts t are ``CONJUNCTION_CUTS``
-    quantiles of the values in the range and a geometric grid in its tails
+    a code other than 0 (DP-Sniper's -1000 for sparse vector Alg. 3).  The k-th answer (``rank`` k of
+    :class:`.sets.Feature`) is read the same two ways, for k = 2, 3, ... up to ``MAX_RANK`` while some
+    row has a k-th answer and its position varies (sparse vector with a cut-off c > 1 answers up to c
+    queries; with every answer at the same place the conjunction is a threshold on one coordinate,
+    which the feature search has already): on DP-Sniper's SVT34Parallel at StatDP's pair (c = 2, all
+    ones against all zeros) StatDP's witness "query 10 answered with a value <= 0" is, at cut-off 2,
+    the first or the second answer there.  The
+    ranges are single indices i and the tails [i, width - 1] (an answer at query i or later); the cuts t
+    are ``CONJUNCTION_CUTS`` quantiles of the values in the range and a geometric grid in its tails
     (:meth:`_Sorted.tail_quantiles`).  Counts are out of all samples of a side, so the bound scores
     the event itself, not a conditional probability.
     """
-    plain = (FIRST.values(rows_a), FIRST.values(rows_b))
-    found = _first_answer_conjunctions(rows_a, rows_b, score, keep, FIRST, FIRST_VALUE, plain)
+    width = rows_a.shape[1]
     codes = code_values(np.r_[rows_a[:CODE_ROWS], rows_b[:CODE_ROWS]])
-    if codes:
-        first = Feature("first-nonzero", codes=codes)
-        coded = (first.values(rows_a), first.values(rows_b))
-        if any(not np.array_equal(c, p) for c, p in zip(coded, plain)):
+    found: list[Scored] = []
+    plain = None
+    for reading in (None, codes) if codes else (None,):
+        for rank in range(1, MAX_RANK + 1):
+            first = Feature("first-nonzero", codes=reading, rank=rank)
+            indices = (first.values(rows_a), first.values(rows_b))
+            if rank == 1 and reading is None:
+                plain = indices
+            elif rank == 1 and all(np.array_equal(c, p) for c, p in zip(indices, plain)):
+                break  # the codes read as the plain reading does
+            answered = np.r_[indices[0], indices[1]]
+            if rank > 1 and np.unique(answered[answered < width]).size < 2:
+                break
+            label = "first answer" if rank == 1 else f"answer {rank}"
             found += _first_answer_conjunctions(rows_a, rows_b, score, keep, first,
-                                                Feature("first-nonzero-value", codes=codes), coded)
+                                                Feature("first-nonzero-value", codes=reading, rank=rank), indices,
+                                                label)
     return found
 
 
 def _first_answer_conjunctions(
     rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer, keep: int, first: Feature, first_value: Feature,
-    indices: tuple[np.ndarray, np.ndarray],
+    indices: tuple[np.ndarray, np.ndarray], label: str = "first answer",
 ) -> list[Scored]:
-    """The conjunctions of :func:`_first_answer_thresholds` for one reading of the first answer
-    (``indices``: ``first``'s values on each side)."""
+    """The conjunctions of :func:`_first_answer_thresholds` for one reading of the k-th answer
+    (``indices``: ``first``'s values on each side), proposed as family ``label``."""
     na, nb, width = rows_a.shape[0], rows_b.shape[0], rows_a.shape[1]
     ia, ib = indices
     va, vb = first_value.values(rows_a), first_value.values(rows_b)
@@ -477,7 +501,7 @@ def _first_answer_conjunctions(
         if not made:
             continue
         found += _best(
-            "first answer",
+            label,
             lambda i, m=made, u=upper: AtomThreshold(first, m[i][0], m[i][1], first_value, m[i][2], u),
             np.concatenate(counts_a),
             np.concatenate(counts_b),

@@ -28,7 +28,7 @@ from dpaudit.errors import InvalidArgument
 
 def test_the_shipped_families_are_registered_in_search_order_and_satisfy_the_protocol():
     names = [f.name for f in registered_families()]
-    assert names == ["standard", "lattice", "float-support", "correlated-noise", "learned"]
+    assert names == ["standard", "lattice", "float-support", "correlated-noise", "learned", "product-ratio"]
     assert all(isinstance(f, EventFamily) for f in registered_families())
     assert [f.name for f in registered_families() if f.implementation] == ["lattice", "float-support",
                                                                             "correlated-noise"]
