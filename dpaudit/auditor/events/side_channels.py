@@ -27,6 +27,7 @@ from ..run.observed import CHANNEL_KEYS
 from ..run.sampling import generator
 from .leaks.events import CoordinateDifference
 from .learned import LearnedThreshold
+from .product import ProductRatioThreshold
 from .sets import AtomThreshold, RowSet
 
 __all__ = ["EXAMPLE_RUNS", "readable", "side_channel_findings", "side_channel_reader"]
@@ -34,11 +35,12 @@ __all__ = ["EXAMPLE_RUNS", "readable", "side_channel_findings", "side_channel_re
 
 def side_channel_reader(coding: Any, channels: tuple[str, ...]) -> Callable[[Any], bool]:
     """A test of whether an event reads one of the recorded side channels (structurally; a learned score
-    reads every coordinate, so it reads them too)."""
+    and a summed per-coordinate log-ratio read every coordinate, so they read them too)."""
     if not channels or coding is None or coding.keys is None:
         return lambda event: False
     where = [coding.keys.index(repr(CHANNEL_KEYS[c])) for c in channels if repr(CHANNEL_KEYS[c]) in coding.keys]
-    return lambda event: bool(where) and (isinstance(event, LearnedThreshold) or any(_reads(event, c) for c in where))
+    every = (LearnedThreshold, ProductRatioThreshold)
+    return lambda event: bool(where) and (isinstance(event, every) or any(_reads(event, c) for c in where))
 
 
 def _reads(event: Any, coordinate: int) -> bool:
