@@ -224,8 +224,8 @@ def run_audit(config: AuditConfig) -> AuditResult:
         if setup.curve and draws.expired is None:
             try:
                 with draws.stage(times, "checks"):
-                    empirical = curve_stage(draws, pair, config.samples, session.n_search, searched.chosen,
-                                            config.confidence, config.verdict_confidence)
+                    empirical = curve_stage(draws, pair, config.samples, searched.outcome, session.n_search,
+                                            searched.chosen, config.confidence, config.verdict_confidence)
             except TimeLimitReached as stopped:
                 setup.notes.append(f"empirical curve not measured: {stopped.describe()}")
         elif setup.curve:
@@ -497,6 +497,8 @@ def search(config: AuditConfig, setup: Setup, session: _Session, draws: Draws) -
     start = session.n_search if config.search_samples is not None else search_start(session.n_search)
     outcome = search_stage(draws, setup.pairs, start, score, rescore, config.checks, config.learned,
                            session.times, more=session.n_search - start)
+    if not setup.curve:  # only the curve stage reads the search's outputs again
+        outcome = replace(outcome, rows=None)
     # The best leak-family and own-family events are both verified (:mod:`.scopes`).
     chosen = [replace(s, event=labelled(s.event, draws.coding))
               for s in with_both_scopes(outcome.found, _distinct(outcome.found, config.candidates), implementation)]

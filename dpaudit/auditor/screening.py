@@ -45,7 +45,7 @@ import math
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -63,13 +63,20 @@ MISMATCH_HITS = 30
 
 @dataclass(frozen=True)
 class SearchOutcome:
-    """The chosen pair (its index among the candidates), the events found (best first) and the draws spent."""
+    """The chosen pair (its index among the candidates), the events found (best first) and the draws spent.
+
+    ``search_rows`` is how many of the winner's outputs per side were drawn at the search's own spawn
+    addresses ``(0, 1, side)`` (the screening's are elsewhere), ``rows`` those outputs while they are
+    in memory (None once read back from a checkpoint: the addresses draw them again, the same rows).
+    """
 
     pair_index: int
     found: list[Scored]
     samples: int
     rounds: tuple[tuple[int, ...], ...]
     notes: tuple[str, ...] = ()
+    search_rows: int | None = None
+    rows: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False, repr=False)
 
 
 # The search stage's outcome as plain data, so a checkpoint can resume an audit after its search: only
@@ -85,6 +92,7 @@ def search_record(outcome: SearchOutcome, chosen: list[Scored]) -> dict[str, Any
             "pair_index": outcome.pair_index,
             "samples": outcome.samples,
             "rounds": [list(r) for r in outcome.rounds],
+            "search_rows": outcome.search_rows,
             "notes": list(outcome.notes),
             "events": [
                 {"spec": s.event.as_dict(), "family": s.family, "forward": s.forward, "objective": s.objective,
@@ -103,7 +111,9 @@ def outcome_from_record(record: dict[str, Any], noise: Any) -> tuple[SearchOutco
         for e in record["events"]
     ]
     rounds = tuple(tuple(r) for r in record["rounds"])
-    outcome = SearchOutcome(int(record["pair_index"]), chosen, int(record["samples"]), rounds, tuple(record["notes"]))
+    search_rows = record.get("search_rows")
+    outcome = SearchOutcome(int(record["pair_index"]), chosen, int(record["samples"]), rounds, tuple(record["notes"]),
+                            None if search_rows is None else int(search_rows))
     return outcome, chosen
 
 
@@ -263,7 +273,8 @@ def _search_stage(
             proposed, said = done[family.name] if family.name in done else searches[family.name].result()
             found += proposed
             notes += said
-    return SearchOutcome(winner, _ranked(found), spent + fresh, rounds, tuple(notes))
+    own = (rows_a[len(rows_a) - fresh:], rows_b[len(rows_b) - fresh:])  # drawn at (0, 1, side), after the pools
+    return SearchOutcome(winner, _ranked(found), spent + fresh, rounds, tuple(notes), fresh, own)
 
 
 def settled(found: list[Scored]) -> bool:
