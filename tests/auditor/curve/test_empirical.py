@@ -194,3 +194,23 @@ def test_catalogue_curve_entries_are_decided_on_their_curve(name, flawed):
     assert (result.verdict is Verdict.VIOLATION) == flawed, result.reason
     if flawed:
         assert result.decided_by == "curve" and result.curve_check.witness["event"]
+
+
+def _unit_gaussian(x, n, rng):
+    return x + rng.normal(0.0, 1.0, size=n)
+
+
+def test_the_curve_is_placed_on_the_search_outputs_and_a_resume_gives_the_same_curve(tmp_path):
+    # The curve's thresholds come from the event search's outputs of the pair, so a curve audit draws
+    # search + verification + N per side and no pilot of its own; after a checkpoint resume the search
+    # is read back and its outputs drawn again from their spawn addresses: the same rows, the same curve.
+    kwargs = dict(epsilon=4.4, delta=1e-5, pair=(0.0, 1.0), seed=1, samples=20_000, checks=None,
+                  executor="in-process")
+    point = dpaudit.audit(_unit_gaussian, **kwargs)
+    whole = dpaudit.audit(_unit_gaussian, **kwargs, curve=True)
+    assert whole.run.draws == point.run.draws + 2 * 20_000  # the curve's N per side, nothing else
+    checkpoint = tmp_path / "curve.json"
+    first = dpaudit.audit(_unit_gaussian, **kwargs, curve=True, checkpoint=checkpoint)
+    resumed = dpaudit.audit(_unit_gaussian, **kwargs, curve=True, checkpoint=checkpoint)
+    assert resumed.run.resumed_chunks > 0
+    assert first.curve.as_dict() == resumed.curve.as_dict() == whole.curve.as_dict()
