@@ -196,10 +196,6 @@ def test_catalogue_curve_entries_are_decided_on_their_curve(name, flawed):
         assert result.decided_by == "curve" and result.curve_check.witness["event"]
 
 
-def _unit_gaussian(x, n, rng):
-    return x + rng.normal(0.0, 1.0, size=n)
-
-
 def test_the_curve_is_placed_on_the_search_outputs_and_a_resume_gives_the_same_curve(tmp_path):
     # The curve's thresholds come from the event search's outputs of the pair, so a curve audit draws
     # search + verification + N per side and no pilot of its own; after a checkpoint resume the search
