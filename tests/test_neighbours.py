@@ -104,6 +104,20 @@ def test_ding_patterns_cover_the_eight_patterns():
     assert list(v - u) == [-1, -1, 1, 1, 1]
 
 
+def test_the_patterns_around_a_base_of_ones_are_the_reference_generators_pairs():
+    """StatDP's ``generate_database`` (reused by DP-Sniper) for 6 queries: the base 1^6 against seven
+    moves of it, and the x-shape (1^3 0^3, 0^3 1^3) -- below the base, not above it."""
+    ones = (1.0,) * 6
+    expected = {
+        (ones, (0.0,) + (1.0,) * 5), (ones, (2.0,) + (1.0,) * 5), (ones, (2.0,) + (0.0,) * 5),
+        (ones, (0.0,) + (2.0,) * 5), (ones, (2.0,) * 3 + (0.0,) * 3), (ones, (2.0,) * 6), (ones, (0.0,) * 6),
+        ((1.0,) * 3 + (0.0,) * 3, (0.0,) * 3 + (1.0,) * 3),
+    }
+    pairs = QueryDistance(1.0, "linf").candidate_pairs(ones)
+    assert len(pairs) == 8
+    assert {tuple(sorted(p, reverse=True)) if p[0] != ones else p for p in pairs} == expected
+
+
 def test_scalar_query_pairs_move_both_ways():
     assert QueryDistance(2.0).candidate_pairs(1.0) == [(1.0, 3.0), (1.0, -1.0)]
 

@@ -106,7 +106,7 @@ from .run.sampling import Deadline, Draws, TimeLimitReached
 from .run.shipping import leave_if_rerun_by_worker
 from .scopes import implementation_only, with_both_scopes
 from .screening import SearchOutcome, outcome_from_record, search_record, search_stage
-from .targeting import targeted_score
+from .targeting import SearchScore, targeted_score
 from .sequential import Schedule
 from .verification import Verification, verify
 
@@ -477,10 +477,7 @@ def search(config: AuditConfig, setup: Setup, session: _Session, draws: Draws) -
     n, plan, method, delta = config.samples, setup.plan, setup.method, float(setup.claim.delta)
     search_level, rescore_level = plan.search_level, plan.rescore_level
 
-    def strict_score(ka, na, kb, nb):
-        return bounds.epsilon_lower_bound(method, ka, na, kb, nb, search_level, delta)
-
-    strict_score.below_frequencies = True  # type: ignore[attr-defined]  # :func:`.events.standard._scores`
+    strict_score = SearchScore(method, search_level, delta)
 
     def rescore(ka, na, kb, nb):
         expected_a, expected_b = np.asarray(ka, dtype=float) * (n / na), np.asarray(kb, dtype=float) * (n / nb)

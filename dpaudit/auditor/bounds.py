@@ -33,6 +33,9 @@ import numpy as np
 
 __all__ = [
     "METHODS",
+    "approximate_bound",
+    "approximate_cp_lower",
+    "approximate_cp_upper",
     "bonferroni_confidence",
     "cp_lower",
     "cp_upper",
@@ -133,6 +136,61 @@ def delta_lower_bound(ka, na, kb, nb, epsilon: float, confidence: float) -> np.n
     alpha = 1.0 - confidence
     value = cp_lower(ka, na, 1 - alpha / 2) - math.exp(epsilon) * cp_upper(kb, nb, 1 - alpha / 2)
     return np.maximum(value, 0.0)
+
+
+def approximate_bound(method: str, ka, na, kb, nb, confidence: float, delta: float = 0.0) -> np.ndarray:
+    """A cheap stand-in for :func:`epsilon_lower_bound` that only *ranks* events: every Clopper-Pearson end
+    computed from the normal approximation of the beta quantile of Abramowitz & Stegun (1964), 26.5.22,
+    instead of by root-finding (:func:`approximate_cp_lower`).
+
+    The search ranks thousands of events by it and computes the exact bound on the head of that ranking
+    only (:func:`.events.standard._scores`); it is never reported.  Measured against the exact bound:
+    the log-odds of the joint bound differ by less than 0.05 standard errors of the log-ratio once the
+    counts reach 10^3 (at levels 0.95 to 1 - 5 x 10^-6), by at most 0.32 below 10^2 -- mostly below the
+    exact value there, so small counts do not crowd the head (tests/auditor/test_bounds.py).
+    """
+    ka, kb = np.broadcast_arrays(np.asarray(ka, dtype=float), np.asarray(kb, dtype=float))
+    if method == "joint":
+        total = ka + kb
+        pi_low = approximate_cp_lower(ka, total, confidence)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            odds = _log(pi_low) - np.log1p(-pi_low)
+        return np.where(total > 0, odds - math.log(float(na) / float(nb)), -np.inf)
+    level = 1.0 - (1.0 - confidence) / 2
+    na, nb = np.asarray(na, dtype=float), np.asarray(nb, dtype=float)
+    lower = approximate_cp_lower(ka, na, level)
+    upper = approximate_cp_upper(kb, nb, level)
+    return _log(lower - delta) - _log(upper)
+
+
+def approximate_cp_upper(k: np.ndarray | int, n: np.ndarray | int, level: float) -> np.ndarray:
+    """:func:`cp_upper` approximated: 1 - :func:`approximate_cp_lower` (n - k, n) (the beta quantile's symmetry)."""
+    k, n = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float))
+    return 1.0 - approximate_cp_lower(n - k, n, level)
+
+
+def approximate_cp_lower(k: np.ndarray | int, n: np.ndarray | int, level: float) -> np.ndarray:
+    """:func:`cp_lower` approximated: Beta^-1(1 - level; a, b), a = k, b = n - k + 1, by A&S 26.5.22,
+
+        x = a / (a + b e^(2w)),  w = y sqrt(h + l) / h - (1/(2b - 1) - 1/(2a - 1)) (l + 5/6 - 2/(3h)),
+        h = 2 / (1/(2a - 1) + 1/(2b - 1)),  l = (y^2 - 3) / 6,  y = Phi^-1(level);
+
+    exact at a = 1 and at b = 1, where the beta quantile has a closed form; 0 at k = 0."""
+    from scipy.special import ndtri
+
+    y = float(ndtri(level))
+    k, n = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float))
+    a = np.where(k > 0, k, 1.0)
+    b = np.maximum(n - k + 1.0, 1.0)
+    inverse_a, inverse_b = 1.0 / (2.0 * a - 1.0), 1.0 / (2.0 * b - 1.0)
+    h = 2.0 / (inverse_a + inverse_b)
+    spread = (y * y - 3.0) / 6.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        w = y * np.sqrt(np.maximum(h + spread, 0.0)) / h - (inverse_b - inverse_a) * (spread + 5.0 / 6.0 - 2.0 / (3.0 * h))
+        x = a / (a + b * np.exp(2.0 * w))
+    alpha = 1.0 - level  # the closed forms at b = 1 (k = n: alpha^(1/a)) and a = 1 (1 - (1 - alpha)^(1/b))
+    x = np.where(b == 1.0, np.exp(math.log(alpha) / a), np.where(a == 1.0, -np.expm1(math.log1p(-alpha) / b), x))
+    return np.where(k > 0, np.nan_to_num(x, nan=0.0), 0.0)
 
 
 def p_value(method: str, ka: int, na: float, kb: int, nb: float, epsilon: float, delta: float = 0.0) -> float:

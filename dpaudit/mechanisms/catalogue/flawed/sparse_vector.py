@@ -201,7 +201,8 @@ def svt_lyu_4(epsilon: float = 0.1, k: int = 10, c: int = 1, threshold: float = 
         cutoff=True,
         release_value=False,
         description=f"sparse vector with query noise not scaled by c (Lyu Alg. 4), k={k}, c={c}, eps={epsilon:g}",
-        pairs=(((0.0,) * k, (1.0,) * (k - 1) + (-1.0,)), ((1.0,) * k, (2.0,) * (k - 1) + (0.0,))),
+        pairs=(((0.0,) * k, (1.0,) * (k - 1) + (-1.0,)), ((1.0,) * k, (2.0,) * (k - 1) + (0.0,)),
+               _x_shape(k, 0.0, 1.0)),  # the x-shape straddling the threshold, where DP-Sniper reports it
         flaw=(
             "query noise Lap(4 / (3 eps)) is not scaled by the cutoff c, so each of the c answers above the "
             "threshold costs 2 eps2 = 3 eps / 2 on top of eps1 = eps / 4: (1 + 6c) eps / 4 in total"
