@@ -208,7 +208,12 @@ class ValueSet:
     labels: tuple[str | None, ...] | None = field(default=None, compare=False)
 
     def contains(self, rows: np.ndarray, known: dict[Feature, np.ndarray] | None = None) -> np.ndarray:
-        return np.isin(_values(self.feature, rows, known), np.asarray(self.values))
+        f = _values(self.feature, rows, known)
+        values = np.sort(np.asarray(self.values, dtype=float))
+        if values.size == 0:
+            return np.zeros(f.shape, dtype=bool)
+        at = np.minimum(np.searchsorted(values, f), values.size - 1)  # the first value >= f, if any
+        return values[at] == f
 
     def describe(self) -> str:
         texts = [_num(v) if text is None else text for v, text in zip(self.values, self.labels or [None] * len(self.values))]
@@ -233,7 +238,9 @@ class BinSet:
 
     def contains(self, rows: np.ndarray, known: dict[Feature, np.ndarray] | None = None) -> np.ndarray:
         index = np.searchsorted(np.asarray(self.edges), _values(self.feature, rows, known), side="left")
-        return np.isin(index, np.asarray(self.bins))
+        chosen = np.zeros(len(self.edges) + 1, dtype=bool)  # bin i of 0..len(edges) is chosen
+        chosen[np.asarray(self.bins, dtype=np.intp)] = True
+        return chosen[index]
 
     def _bin_text(self, i: int) -> str:
         lo = _num(self.edges[i - 1]) if i > 0 else "-inf"
