@@ -184,6 +184,15 @@ class _Sorted:
         else:
             parts, sides = None, (np.sort(fa), np.sort(fb))
             both = np.sort(np.concatenate(sides), kind="stable")
+        return cls._with_union(fa, fb, both, sides, parts)
+
+    @classmethod
+    def of_sorted(cls, sa: np.ndarray, sb: np.ndarray) -> "_Sorted":
+        """:meth:`of` for values already sorted on each side (the union is merged from the two runs)."""
+        return cls._with_union(sa, sb, np.sort(np.concatenate([sa, sb]), kind="stable"), (sa, sb), None)
+
+    @classmethod
+    def _with_union(cls, fa, fb, both, sides, parts) -> "_Sorted":
         keep = np.empty(both.size, dtype=bool)
         keep[:1] = True
         np.not_equal(both[1:], both[:-1], out=keep[1:])
@@ -490,10 +499,10 @@ def _first_answer_conjunctions(
     seen = np.bincount(ia, minlength=width + 1)[:width] + np.bincount(ib, minlength=width + 1)[:width]
     answered = [int(i) for i in np.flatnonzero(seen)]
     ranges = sorted({(i, i) for i in answered} | {(i, width - 1) for i in answered})
+    values = _values_by_range(ranges, width, (ia, va), (ib, vb))
     low, high = ([], [], []), ([], [], [])
     for lo, hi in ranges:
-        in_a, in_b = (ia >= lo) & (ia <= hi), (ib >= lo) & (ib <= hi)
-        f = _Sorted.of(va[in_a], vb[in_b])
+        f = _Sorted.of_sorted(*values[lo, hi])
         cuts = f.tail_quantiles(CONJUNCTION_CUTS)
         if cuts.size == 0:
             continue
@@ -510,6 +519,32 @@ def _first_answer_conjunctions(
                                                                                m[i][2], u),
                              np.concatenate(counts_a), np.concatenate(counts_b), na, nb)
     return _best_of(groups, score, keep)
+
+
+def _values_by_range(ranges: list[tuple[int, int]], width: int,
+                     *sides: tuple[np.ndarray, np.ndarray]) -> dict[tuple[int, int], tuple[np.ndarray, ...]]:
+    """For each range [lo, hi] of answer positions, every side's answer values at those positions, sorted.
+
+    Each side is sorted once by (position, value), so a single position is a slice of it and a tail [i, width - 1]
+    is the tail [i + 1, width - 1] merged with position i's slice (two sorted runs: linear time), built from the
+    last position down -- instead of a pass over every row and a sort per range."""
+    slices = []
+    for positions, answer_values in sides:
+        order = np.lexsort((answer_values, positions))
+        ordered = answer_values[order]
+        starts = np.searchsorted(positions[order], np.arange(width + 1), side="left")
+        slices.append([ordered[starts[i]:starts[i + 1]] for i in range(width)])
+    wanted = set(ranges)
+    found: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
+    tails = [np.empty(0) for _ in sides]
+    for i in range(width - 1, -1, -1):
+        tails = [np.sort(np.concatenate([side[i], tail]), kind="stable") if side[i].size else tail
+                 for side, tail in zip(slices, tails)]
+        if (i, i) in wanted:
+            found[i, i] = tuple(side[i] for side in slices)
+        if (i, width - 1) in wanted:
+            found[i, width - 1] = tuple(tails)
+    return found
 
 
 def _fisher_direction(rows_a: np.ndarray, rows_b: np.ndarray) -> Feature | None:

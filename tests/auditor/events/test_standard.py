@@ -43,3 +43,20 @@ def test_the_approximate_head_finds_the_exact_best_of_every_group(draw, seed):
             full = search_events(rows_a, rows_b, exact, keep=keep)
             assert len(fast) == len(full)
             assert [s.objective for s in fast] == pytest.approx([s.objective for s in full], abs=1e-12)
+
+
+def test_the_answer_values_of_each_range_are_those_a_mask_and_a_sort_give():
+    from dpaudit.auditor.events.standard import _values_by_range
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        width, n = int(rng.integers(2, 12)), int(rng.integers(0, 500))
+        ia, ib = rng.integers(0, width + 1, n), rng.integers(0, width + 1, n + 3)  # width: no answer
+        va, vb = rng.normal(size=n).round(1), rng.normal(size=n + 3).round(1)
+        va[rng.random(n) < 0.05] = np.nan
+        answered = sorted(set(np.r_[ia, ib][np.r_[ia, ib] < width].tolist()))
+        ranges = sorted({(i, i) for i in answered} | {(i, width - 1) for i in answered})
+        got = _values_by_range(ranges, width, (ia, va), (ib, vb))
+        for lo, hi in ranges:
+            expected = (np.sort(va[(ia >= lo) & (ia <= hi)]), np.sort(vb[(ib >= lo) & (ib <= hi)]))
+            assert all(np.array_equal(g, e, equal_nan=True) for g, e in zip(got[lo, hi], expected))
