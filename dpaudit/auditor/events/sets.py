@@ -163,7 +163,7 @@ class Threshold:
     t: float
     upper: bool
 
-    def contains(self, rows: np.ndarray, known: dict[Feature, np.ndarray] | None = None) -> np.ndarray:
+    def contains(self, rows: np.ndarray, known: dict[Any, np.ndarray] | None = None) -> np.ndarray:
         f = _values(self.feature, rows, known)
         return f <= self.t if self.upper else f > self.t
 
@@ -182,7 +182,7 @@ class Interval:
     lo: float
     hi: float
 
-    def contains(self, rows: np.ndarray, known: dict[Feature, np.ndarray] | None = None) -> np.ndarray:
+    def contains(self, rows: np.ndarray, known: dict[Any, np.ndarray] | None = None) -> np.ndarray:
         f = _values(self.feature, rows, known)
         return (f > self.lo) & (f <= self.hi)
 
@@ -207,7 +207,7 @@ class ValueSet:
     values: tuple[float, ...]
     labels: tuple[str | None, ...] | None = field(default=None, compare=False)
 
-    def contains(self, rows: np.ndarray, known: dict[Feature, np.ndarray] | None = None) -> np.ndarray:
+    def contains(self, rows: np.ndarray, known: dict[Any, np.ndarray] | None = None) -> np.ndarray:
         f = _values(self.feature, rows, known)
         values = np.sort(np.asarray(self.values, dtype=float))
         if values.size == 0:
@@ -236,8 +236,14 @@ class BinSet:
     edges: tuple[float, ...]
     bins: tuple[int, ...]
 
-    def contains(self, rows: np.ndarray, known: dict[Feature, np.ndarray] | None = None) -> np.ndarray:
-        index = np.searchsorted(np.asarray(self.edges), _values(self.feature, rows, known), side="left")
+    def contains(self, rows: np.ndarray, known: dict[Any, np.ndarray] | None = None) -> np.ndarray:
+        binned = (self.feature, self.edges)  # the bins of a feature's values, found once for all its bin sets
+        if known is not None and binned in known:
+            index = known[binned]
+        else:
+            index = np.searchsorted(np.asarray(self.edges), _values(self.feature, rows, known), side="left")
+            if known is not None:
+                known[binned] = index
         chosen = np.zeros(len(self.edges) + 1, dtype=bool)  # bin i of 0..len(edges) is chosen
         chosen[np.asarray(self.bins, dtype=np.intp)] = True
         return chosen[index]
@@ -311,7 +317,7 @@ class AtomThreshold:
     t: float
     upper: bool
 
-    def contains(self, rows: np.ndarray, known: dict[Feature, np.ndarray] | None = None) -> np.ndarray:
+    def contains(self, rows: np.ndarray, known: dict[Any, np.ndarray] | None = None) -> np.ndarray:
         f = _values(self.feature, rows, known)
         below = f <= self.t if self.upper else f > self.t
         atoms = _values(self.atom_feature, rows, known)
@@ -338,8 +344,9 @@ Event = Union[Threshold, Interval, ValueSet, BinSet, RowSet, AtomThreshold]
 _ON_FEATURES = (Threshold, Interval, ValueSet, BinSet, AtomThreshold)
 
 
-def _values(feature: Feature, rows: np.ndarray, known: dict[Feature, np.ndarray] | None) -> np.ndarray:
-    """``feature.values(rows)``, computed once per feature when ``known`` keeps them."""
+def _values(feature: Feature, rows: np.ndarray, known: dict[Any, np.ndarray] | None) -> np.ndarray:
+    """``feature.values(rows)``, computed once per feature when ``known`` keeps them (:func:`hit_counts`;
+    :class:`BinSet` also keeps there the bin of every value, under its feature and edges)."""
     if known is None:
         return feature.values(rows)
     if feature not in known:
@@ -350,7 +357,7 @@ def _values(feature: Feature, rows: np.ndarray, known: dict[Feature, np.ndarray]
 def hit_counts(events: Sequence[Any], rows: np.ndarray) -> list[int]:
     """``count_nonzero(event.contains(rows))`` for every event, each feature's values computed once for all
     the events on it (the events of this module; any other event counts itself)."""
-    known: dict[Feature, np.ndarray] = {}
+    known: dict[Any, np.ndarray] = {}
     return [int(np.count_nonzero(event.contains(rows, known) if isinstance(event, _ON_FEATURES)
                                  else event.contains(rows))) for event in events]
 
