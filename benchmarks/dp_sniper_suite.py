@@ -75,7 +75,8 @@ the audit's wall time, that time and their ratio.
 Run: ``PYTHONPATH=. python benchmarks/dp_sniper_suite.py [--samples 1000000,10000000] [--only SVT3,Rappor]
 [--columns on,off,float,black-box] [--pairs dp-sniper,statdp] [--seed 1] [--seeds 1-5] [--jobs 1] [--rerun]
 [--report]`` (writes benchmarks/results/dp_sniper_suite.json, the black-box column
-dp_sniper_suite_black_box.json); ``--columns black-box --samples 1000000,10000000,20000000`` runs the
+dp_sniper_suite_black_box.json, each holding every row: a run with ``--only`` stores its cells and leaves
+both files as they were); ``--columns black-box --samples 1000000,10000000,20000000`` runs the
 black-box column alone, ``--seeds`` the seeds of its median, ``--pairs`` the pairs of the other columns.
 """
 
@@ -951,6 +952,10 @@ def main() -> None:
     alarms = [record["mechanism"] for record in records if record["false_alarms"]]
     if alarms:
         print(f"\n!! CORRECT MECHANISMS FLAGGED: {', '.join(alarms)}")
+    if wanted and (records or black_box):  # a subset of the rows would replace the whole table's file
+        print(f"\n--only: {RESULTS.name} and {BLACK_BOX_RESULTS.name} are left as they were (they hold every row); "
+              "the cells measured are stored, and the same command without --only, with --report, rewrites them")
+        return
     if records:
         write_results(RESULTS, seed=args.seed, confidence=CONFIDENCE, started=started, samples=sizes, rows=records)
     if black_box:
