@@ -186,7 +186,7 @@ def write_results(path: Path, *, seed: int, confidence: float, started: float, d
 
 def limit_rows(args) -> list[dict]:
     entries = [m for m in dpaudit.catalogue()
-               if m.pairs and m.claim.kind == "pure" and getattr(m.claim, "delta", 0) == 0
+               if m.pairs and isinstance(m.claim, dpaudit.PureDP)
                and ((m.true_epsilon is not None and math.isfinite(m.true_epsilon)) or m.name in EXACT_PMF)]
     print(f"Part 1: confidence {CONFIDENCE}, seed {args.seed}; search samples per side: "
           + ", ".join(f"N={n:.0e}: {search_budget(n)}" for n in SIZES))

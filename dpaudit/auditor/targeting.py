@@ -64,7 +64,7 @@ class SearchScore:
 
     :meth:`approximate` is the same arithmetic with every Clopper-Pearson end approximated
     (:func:`.bounds.approximate_bound`): the search ranks its events by it and scores the head exactly
-    (:func:`.events.standard._scores`).
+    (:func:`.events.standard._scores_many`).
     """
 
     method: str
