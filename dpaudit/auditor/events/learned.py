@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from .family import Scored, Scorer, SearchContext
+from .sets import WholeRowThreshold
 from .standard import _finite, _Sorted, code_values, cut_events
 
 __all__ = [
@@ -345,17 +346,15 @@ def _first(at: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class LearnedThreshold:
+class LearnedThreshold(WholeRowThreshold):
     """``score(y) <= t`` (``upper=True``) or ``score(y) > t`` (``upper=False``) for a :class:`LearnedScore`."""
 
     score: LearnedScore
     t: float
     upper: bool
 
-    def contains(self, rows: np.ndarray) -> np.ndarray:
-        rows = np.asarray(rows)
-        s = self.score.values(rows.reshape(rows.shape[0], -1))
-        return s <= self.t if self.upper else s > self.t
+    def row_scores(self, rows: np.ndarray) -> np.ndarray:
+        return self.score.values(rows)
 
     def describe(self) -> str:
         side = "<=" if self.upper else ">"

@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from .family import Scored, Scorer, SearchContext
+from .sets import WholeRowThreshold
 from .standard import _finite, _Sorted, cut_events
 
 __all__ = ["BIN_COUNTS", "ProductRatio", "ProductRatioFamily", "ProductRatioThreshold", "product_event_from_dict",
@@ -142,17 +143,15 @@ class ProductRatio:
 
 
 @dataclass(frozen=True)
-class ProductRatioThreshold:
+class ProductRatioThreshold(WholeRowThreshold):
     """``L(y) <= t`` (``upper=True``) or ``L(y) > t`` (``upper=False``) for a :class:`ProductRatio` L."""
 
     ratio: ProductRatio
     t: float
     upper: bool
 
-    def contains(self, rows: np.ndarray) -> np.ndarray:
-        rows = np.asarray(rows)
-        s = self.ratio.values(rows.reshape(rows.shape[0], -1))
-        return s <= self.t if self.upper else s > self.t
+    def row_scores(self, rows: np.ndarray) -> np.ndarray:
+        return self.ratio.values(rows)
 
     def describe(self) -> str:
         return f"{self.ratio.describe()} {'<=' if self.upper else '>'} {self.t:.6g}"

@@ -48,6 +48,7 @@ __all__ = [
     "RowSet",
     "Threshold",
     "ValueSet",
+    "WholeRowThreshold",
     "event_from_dict",
     "hit_counts",
     "labelled",
@@ -266,6 +267,24 @@ def row_keys(rows: np.ndarray) -> np.ndarray:
     """Each row as one opaque byte string (numpy void), so whole rows compare and sort as scalars."""
     rows = np.ascontiguousarray(np.asarray(rows, dtype=float) + 0.0)  # + 0.0 maps -0.0 to 0.0
     return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+
+
+class WholeRowThreshold:
+    """A threshold ``s(y) <= t`` (``upper``) or ``s(y) > t`` on a score of the whole output row, flattened: the
+    learned family's classifier score and the product-ratio family's summed log-ratio.  A subclass (a frozen
+    dataclass with fields ``t`` and ``upper``) gives :meth:`row_scores`.  Such a score reads every
+    coordinate (:mod:`.side_channels`)."""
+
+    t: float
+    upper: bool
+
+    def row_scores(self, rows: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def contains(self, rows: np.ndarray) -> np.ndarray:
+        rows = np.asarray(rows)
+        s = self.row_scores(rows.reshape(rows.shape[0], -1))
+        return s <= self.t if self.upper else s > self.t
 
 
 @dataclass(frozen=True)

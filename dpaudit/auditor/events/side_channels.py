@@ -26,9 +26,7 @@ from ..records import SideChannelFinding
 from ..run.observed import CHANNEL_KEYS
 from ..run.sampling import generator
 from .leaks.events import CoordinateDifference
-from .learned import LearnedThreshold
-from .product import ProductRatioThreshold
-from .sets import AtomThreshold, RowSet
+from .sets import AtomThreshold, RowSet, WholeRowThreshold
 
 __all__ = ["EXAMPLE_RUNS", "readable", "side_channel_findings", "side_channel_reader"]
 
@@ -39,8 +37,7 @@ def side_channel_reader(coding: Any, channels: tuple[str, ...]) -> Callable[[Any
     if not channels or coding is None or coding.keys is None:
         return lambda event: False
     where = [coding.keys.index(repr(CHANNEL_KEYS[c])) for c in channels if repr(CHANNEL_KEYS[c]) in coding.keys]
-    every = (LearnedThreshold, ProductRatioThreshold)
-    return lambda event: bool(where) and (isinstance(event, every) or any(_reads(event, c) for c in where))
+    return lambda event: bool(where) and (isinstance(event, WholeRowThreshold) or any(_reads(event, c) for c in where))
 
 
 def _reads(event: Any, coordinate: int) -> bool:
