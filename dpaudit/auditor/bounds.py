@@ -27,6 +27,7 @@ tails, so a one-sided bound at level ``c`` is the matching end of the interval w
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -180,21 +181,47 @@ def approximate_cp_lower(k: np.ndarray | int, n: np.ndarray | int, level: float)
         h = 2 / (1/(2a - 1) + 1/(2b - 1)),  l = (y^2 - 3) / 6,  y = Phi^-1(level);
 
     exact at a = 1 and at b = 1, where the beta quantile has a closed form; 0 at k = 0."""
-    from scipy.special import ndtri
-
-    y = float(ndtri(level))
+    y = _normal_quantile(level)
     k, n = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float))
+    shape, k, n = k.shape, k.reshape(-1), n.reshape(-1)
     a = np.where(k > 0, k, 1.0)
     b = np.maximum(n - k + 1.0, 1.0)
-    inverse_a, inverse_b = 1.0 / (2.0 * a - 1.0), 1.0 / (2.0 * b - 1.0)
-    h = 2.0 / (inverse_a + inverse_b)
+    inverse_a, inverse_b = 2.0 * a - 1.0, 2.0 * b - 1.0
+    np.reciprocal(inverse_a, out=inverse_a)
+    np.reciprocal(inverse_b, out=inverse_b)
+    h = np.add(inverse_a, inverse_b)
+    np.divide(2.0, h, out=h)
     spread = (y * y - 3.0) / 6.0
     with np.errstate(over="ignore", invalid="ignore"):
-        w = y * np.sqrt(np.maximum(h + spread, 0.0)) / h - (inverse_b - inverse_a) * (spread + 5.0 / 6.0 - 2.0 / (3.0 * h))
-        x = a / (a + b * np.exp(2.0 * w))
-    alpha = 1.0 - level  # the closed forms at b = 1 (k = n: alpha^(1/a)) and a = 1 (1 - (1 - alpha)^(1/b))
-    x = np.where(b == 1.0, np.exp(math.log(alpha) / a), np.where(a == 1.0, -np.expm1(math.log1p(-alpha) / b), x))
-    return np.where(k > 0, np.nan_to_num(x, nan=0.0), 0.0)
+        w = np.maximum(h + spread, 0.0)
+        np.sqrt(w, out=w)
+        w *= y
+        w /= h
+        w -= (inverse_b - inverse_a) * (spread + 5.0 / 6.0 - 2.0 / (3.0 * h))
+        w *= 2.0
+        x = np.exp(w, out=w)
+        x *= b
+        x += a
+        np.divide(a, x, out=x)
+    # The closed forms (the quantile's only finite-sum cases) where they apply: at b = 1 (k = n) alpha^(1/a),
+    # else at a = 1 1 - (1 - alpha)^(1/b); then 0 where k = 0 and where the formula overflowed (NaN).
+    alpha = 1.0 - level
+    at_b = b == 1.0
+    at_a = (a == 1.0) & ~at_b
+    if at_b.any():
+        x[at_b] = np.exp(math.log(alpha) / a[at_b])
+    if at_a.any():
+        x[at_a] = -np.expm1(math.log1p(-alpha) / b[at_a])
+    x[np.isnan(x) | (k <= 0)] = 0.0
+    return x.reshape(shape)
+
+
+@functools.lru_cache(maxsize=64)
+def _normal_quantile(level: float) -> float:
+    """Phi^-1(level) (scipy's ``ndtri``), once per level."""
+    from scipy.special import ndtri
+
+    return float(ndtri(level))
 
 
 def p_value(method: str, ka: int, na: float, kb: int, nb: float, epsilon: float, delta: float = 0.0) -> float:

@@ -100,8 +100,8 @@ def _scores_many(score: Scorer, requests: list[tuple[np.ndarray, int, np.ndarray
         first = np.concatenate([requests[m][0] for m in members]).astype(float)
         second = np.concatenate([requests[m][2] for m in members]).astype(float)
         bounds_of = np.cumsum([0] + [requests[m][0].size for m in members])
-        if approximate is None:
-            scored = score(first, n1, second, n2)
+        if approximate is None or all(hi - lo <= head for lo, hi in zip(bounds_of[:-1], bounds_of[1:])):
+            scored = score(first, n1, second, n2)  # every event is in its request's head: nothing to rank
         else:
             rough = np.nan_to_num(approximate(first, n1, second, n2), nan=-np.inf)
             picks = []

@@ -160,15 +160,20 @@ class NotReachableFrom:
     def contains(self, outputs: Any) -> np.ndarray:
         y = _as_doubles(outputs)
         q = np.float64(self.query)
-        reachable = ~np.isfinite(y)
         with np.errstate(over="ignore", invalid="ignore"):
             nearest = y - q
-            reachable |= (q + nearest) == y
-            for direction in (np.inf, -np.inf):  # n0 and its two neighbours on either side
-                candidate = nearest
-                for _ in range(2):
-                    candidate = np.nextafter(candidate, direction)
-                    reachable |= (q + candidate) == y
+            reachable = (q + nearest) == y
+            reachable |= ~np.isfinite(y)
+            # The rest (few, unless the outputs leak): n0's two neighbours on either side.
+            rest = np.flatnonzero(~reachable)
+            if rest.size:
+                y_rest, found = y[rest], np.zeros(rest.size, dtype=bool)
+                for direction in (np.inf, -np.inf):
+                    candidate = nearest[rest]
+                    for _ in range(2):
+                        candidate = np.nextafter(candidate, direction)
+                        found |= (q + candidate) == y_rest
+                reachable[rest] = found
         return ~reachable
 
     def describe(self) -> str:
@@ -247,17 +252,23 @@ def hit_counts(outputs: Any, events: list[LatticeEvent]) -> list[int]:
     last_bits = np.bincount((np.ascontiguousarray(y).view(np.uint64) & np.uint64(15)).astype(np.int64), minlength=16)
     exponents, exponent_counts = np.unique(np.frexp(y)[1], return_counts=True)
     by_exponent = dict(zip(exponents.tolist(), exponent_counts.tolist()))
-    counts = []
-    for event in events:
+    grids = [i for i, event in enumerate(events) if isinstance(event, NotMultipleOf)]
+    below = np.searchsorted(powers, [events[i].power for i in grids], side="left").tolist()
+    counts: list[int] = [0] * len(events)
+    for i, hits in zip(grids, below):
+        counts[i] = int(hits)
+    # The hits of every pattern of the last w bits, w = 1..4: the 4-bit histogram summed over the bits above w.
+    patterns = {width: np.bincount(np.arange(16) & ((1 << width) - 1), weights=last_bits, minlength=1 << width)
+                for width in range(1, 5)}
+    for i, event in enumerate(events):
         if isinstance(event, NotMultipleOf):
-            counts.append(int(np.searchsorted(powers, event.power, side="left")))
-        elif isinstance(event, MantissaLowBits) and event.width <= 4:
-            mask = (1 << event.width) - 1
-            counts.append(int(sum(last_bits[v] for v in range(16) if v & mask == event.pattern)))
+            continue
+        if isinstance(event, MantissaLowBits) and event.width <= 4:
+            counts[i] = int(patterns[event.width][event.pattern])
         elif isinstance(event, ExponentIs):
-            counts.append(int(by_exponent.get(event.exponent, 0)))
+            counts[i] = int(by_exponent.get(event.exponent, 0))
         else:
-            counts.append(int(np.count_nonzero(event.contains(y))))
+            counts[i] = int(np.count_nonzero(event.contains(y)))
     return counts
 
 
