@@ -374,12 +374,45 @@ def _values(feature: Feature, rows: np.ndarray, known: dict[Any, np.ndarray] | N
     return known[feature]
 
 
+SORTED_COUNTING = 8
+"""Events on one feature from which :func:`hit_counts` sorts the feature's values and counts by binary search."""
+
+
 def hit_counts(events: Sequence[Any], rows: np.ndarray) -> list[int]:
     """``count_nonzero(event.contains(rows))`` for every event, each feature's values computed once for all
-    the events on it (the events of this module; any other event counts itself)."""
+    the events on it (the events of this module; any other event counts itself).
+
+    A feature with ``SORTED_COUNTING`` or more thresholds, intervals and bin sets on it is sorted once, and
+    those events are counted by binary searches of the sorted values (:func:`_sorted_count`) instead of a
+    pass over the rows each (the held-out re-scoring counts some twenty events of a screening's shortlist).
+    """
     known: dict[Any, np.ndarray] = {}
-    return [int(np.count_nonzero(event.contains(rows, known) if isinstance(event, _ON_FEATURES)
-                                 else event.contains(rows))) for event in events]
+    on_feature: dict[Any, list[int]] = {}
+    for i, event in enumerate(events):
+        if isinstance(event, (Threshold, Interval, BinSet)):
+            on_feature.setdefault(event.feature, []).append(i)
+    counts: dict[int, int] = {}
+    for feature, members in on_feature.items():
+        if len(members) >= SORTED_COUNTING:
+            ordered = np.sort(_values(feature, rows, known))
+            if ordered.size and not np.isnan(ordered[-1]):  # NaN sorts last and is in no event
+                counts.update((i, _sorted_count(events[i], ordered)) for i in members)
+    return [counts[i] if i in counts else
+            int(np.count_nonzero(event.contains(rows, known) if isinstance(event, _ON_FEATURES)
+                                 else event.contains(rows))) for i, event in enumerate(events)]
+
+
+def _sorted_count(event: Threshold | Interval | BinSet, ordered: np.ndarray) -> int:
+    """The values of the sorted array ``ordered`` (no NaN) in ``event``: ``count_nonzero(event.contains)``."""
+    if isinstance(event, Threshold):
+        at_most = int(np.searchsorted(ordered, event.t, side="right"))
+        return at_most if event.upper else ordered.size - at_most
+    if isinstance(event, Interval):
+        return max(0, int(np.searchsorted(ordered, event.hi, side="right") - np.searchsorted(ordered, event.lo, side="right")))
+    per_bin = np.diff(np.r_[0, np.searchsorted(ordered, np.asarray(event.edges), side="right"), ordered.size])
+    chosen = np.zeros(len(event.edges) + 1, dtype=bool)  # as in BinSet.contains
+    chosen[np.asarray(event.bins, dtype=np.intp)] = True
+    return int(per_bin[chosen].sum())
 
 
 def _feature_from_dict(spec: dict[str, Any]) -> Feature:

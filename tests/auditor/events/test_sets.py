@@ -6,6 +6,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpaudit.auditor import bounds
 from dpaudit.auditor.events.leaks.events import (
@@ -16,6 +18,7 @@ from dpaudit.auditor.events.leaks.events import (
 )
 from dpaudit.auditor.events.leaks.lattice import NotReachableFrom
 from dpaudit.auditor.events.sets import (
+    SORTED_COUNTING,
     AtomThreshold,
     BinSet,
     Feature,
@@ -24,6 +27,7 @@ from dpaudit.auditor.events.sets import (
     Threshold,
     ValueSet,
     event_from_dict,
+    hit_counts,
     row_keys,
 )
 from dpaudit.auditor.events.standard import search_events
@@ -227,3 +231,18 @@ def test_a_label_output_with_more_labels_than_atoms_keeps_the_frequent_ones():
     rows_a[rng.random(20_000) < 0.05, 0] = 7  # label 7 gains 5 % of the mass under a
     found = search_events(rows_a, rows_b, _score, categorical=frozenset({0}))
     assert found and found[0].event.values[0] == 7.0 and found[0].forward
+
+
+@settings(max_examples=100, derandomize=True, database=None, deadline=None)
+@given(values=st.lists(st.floats(allow_infinity=True) | st.sampled_from([0.0, -0.0, 1.0, 2.5]), min_size=1, max_size=60),
+       cuts=st.lists(st.floats(allow_nan=False) | st.sampled_from([0.0, 1.0, 2.5]), min_size=3, max_size=12))
+def test_sorted_counting_equals_counting_contains(values, cuts):
+    # Enough events on one feature that hit_counts sorts it and counts by binary search (NaN rows included).
+    rows = np.array(values, dtype=float).reshape(-1, 1)
+    feature = Feature("value")
+    edges = tuple(sorted(cuts))
+    events = [Threshold(feature, t, upper) for t in cuts for upper in (True, False)]
+    events += [Interval(feature, lo, hi) for lo, hi in zip(cuts, cuts[1:])]
+    events += [BinSet(feature, edges, (0, len(edges))), BinSet(feature, edges, tuple(range(1, len(edges), 2)))]
+    assert len(events) >= SORTED_COUNTING
+    assert hit_counts(events, rows) == [int(np.count_nonzero(event.contains(rows))) for event in events]
