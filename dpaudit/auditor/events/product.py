@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 
 from .family import Scored, Scorer, SearchContext
-from .sets import WholeRowThreshold
+from .sets import WholeRowThreshold, bin_index
 from .standard import _finite, _Sorted, cut_events
 
 __all__ = ["BIN_COUNTS", "ProductRatio", "ProductRatioFamily", "ProductRatioThreshold", "product_event_from_dict",
@@ -71,23 +71,91 @@ CHUNK = 65_536
 PROBE = 4096
 
 
-def _edges(values: np.ndarray, bins: int) -> np.ndarray:
-    """Bin edges for one coordinate's fit values: every distinct value when there are at most
-    ``MAX_ATOMS`` (bin i is (edges[i-1], edges[i]], so each value has a bin of its own), else the
-    inner ``bins`` quantiles."""
+def _nested_edges(values: np.ndarray, counts: tuple[int, ...]) -> dict[int, np.ndarray]:
+    """Bin edges for one coordinate's fit values at each bin count of ``counts``: every distinct value when
+    there are at most ``MAX_ATOMS`` (bin i is (edges[i-1], edges[i]], so each value has a bin of its own),
+    else the inner ``bins`` quantiles.  The quantiles of every count are taken in one call; the edges of a
+    count dividing a larger one are then a subset of the larger's (the same quantiles), which
+    :func:`_coarsening` uses."""
     if np.unique(values[:PROBE]).size <= MAX_ATOMS:  # a cheap look first: most coordinates are continuous
         distinct = np.unique(values)
         if distinct.size <= MAX_ATOMS:
-            return distinct[:-1]
-    return np.unique(np.quantile(values, np.linspace(0.0, 1.0, bins + 1)[1:-1], method="inverted_cdf"))
+            return {bins: distinct[:-1] for bins in counts}
+    levels = {bins: np.linspace(0.0, 1.0, bins + 1)[1:-1] for bins in counts}
+    every = np.unique(np.concatenate(list(levels.values())))
+    # Sorted first: 2-3x faster than numpy's partitions, the same order statistics (+ 0.0: a zero edge is +0).
+    quantiles = np.quantile(np.sort(values), every, method="inverted_cdf") + 0.0
+    return {bins: np.unique(quantiles[np.searchsorted(every, level)]) for bins, level in levels.items()}
 
 
-def _log_ratios(edges: np.ndarray, fit_a: np.ndarray, fit_b: np.ndarray) -> np.ndarray:
-    """The smoothed log-ratio of each bin: ln((c_a + 1/2) / (n_a + B/2)) - ln((c_b + 1/2) / (n_b + B/2))."""
-    size = edges.size + 1
-    ca = np.bincount(np.searchsorted(edges, fit_a, side="left"), minlength=size)
-    cb = np.bincount(np.searchsorted(edges, fit_b, side="left"), minlength=size)
-    return (np.log((ca + 0.5) / (fit_a.size + 0.5 * size)) - np.log((cb + 0.5) / (fit_b.size + 0.5 * size)))
+def _coarsening(finest: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """For each bin of ``finest`` the bin of ``edges`` holding it (``edges`` a subset of ``finest``): bin j of
+    ``finest`` is (finest[j-1], finest[j]], inside the bin of ``edges`` that counts the edges <= finest[j-1]."""
+    return np.r_[0, np.searchsorted(edges, finest, side="right")].astype(np.intp)
+
+
+def _smoothed_log_ratios(ca: np.ndarray, na: int, cb: np.ndarray, nb: int) -> np.ndarray:
+    """The smoothed log-ratio of each of B bins with counts ``ca``, ``cb``: ln((c_a + 1/2) / (n_a + B/2)) -
+    ln((c_b + 1/2) / (n_b + B/2))."""
+    size = ca.size
+    return np.log((ca + 0.5) / (na + 0.5 * size)) - np.log((cb + 0.5) / (nb + 0.5 * size))
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    """One coordinate's (or the pooled) histograms at several bin counts, read through the finest bins: a value's
+    bin of ``finest`` (one binary search) gives its log-ratio at every count (``tables[bins]``, one per finest bin)."""
+
+    finest: np.ndarray
+    tables: dict[int, np.ndarray]
+
+
+def _fit(fit_a: np.ndarray, fit_b: np.ndarray, counts: tuple[int, ...], pooled: bool
+         ) -> tuple[dict[int, "ProductRatio"], list[_Lookup]]:
+    """The histogram estimate of the module docstring at every bin count of ``counts`` on the fit rows of both
+    sides, and the lookups that evaluate them all at once (:func:`_summed`)."""
+    width = fit_a.shape[1]
+    columns = [(fit_a.ravel(), fit_b.ravel())] if pooled else [(fit_a[:, i], fit_b[:, i]) for i in range(width)]
+    edges: dict[int, list[tuple[float, ...]]] = {bins: [] for bins in counts}
+    ratios: dict[int, list[tuple[float, ...]]] = {bins: [] for bins in counts}
+    lookups = []
+    for a, b in columns:
+        by_count = _nested_edges(np.r_[a, b], counts)
+        finest = by_count[max(counts, key=lambda bins: by_count[bins].size)]
+        size = finest.size + 1
+        ca = np.bincount(bin_index(finest, a), minlength=size)
+        cb = np.bincount(bin_index(finest, b), minlength=size)
+        tables = {}
+        for bins, e in by_count.items():
+            into = _coarsening(finest, e)
+            r = _smoothed_log_ratios(np.bincount(into, weights=ca, minlength=e.size + 1), a.size,
+                                     np.bincount(into, weights=cb, minlength=e.size + 1), b.size)
+            edges[bins].append(tuple(float(v) for v in e))
+            ratios[bins].append(tuple(float(v) for v in r))
+            tables[bins] = r[into]
+        lookups.append(_Lookup(finest, tables))
+    fitted = {bins: ProductRatio(width, tuple(edges[bins]), tuple(ratios[bins]), pooled) for bins in counts}
+    return fitted, lookups
+
+
+def _summed(lookups: list[_Lookup], rows: np.ndarray, counts: tuple[int, ...]) -> dict[int, np.ndarray]:
+    """L(y) of every row at every bin count (:meth:`ProductRatio.values`, the same sums in the same order),
+    ``CHUNK`` rows at a time, one binary search per coordinate for all the counts."""
+    rows = rows.reshape(rows.shape[0], -1)
+    width = rows.shape[1]
+    out = {bins: np.empty(rows.shape[0]) for bins in counts}
+    for start in range(0, rows.shape[0], CHUNK):
+        block = _finite(rows[start:start + CHUNK])
+        totals = {bins: np.zeros(block.shape[0]) for bins in counts}
+        pooled_bins = bin_index(lookups[0].finest, block) if len(lookups) == 1 else None
+        for i in range(width):
+            lookup = lookups[0 if pooled_bins is not None else i]
+            index = pooled_bins[:, i] if pooled_bins is not None else bin_index(lookup.finest, block[:, i])
+            for bins in counts:
+                totals[bins] += lookup.tables[bins][index]
+        for bins in counts:
+            out[bins][start:start + CHUNK] = totals[bins]
+    return out
 
 
 @dataclass(frozen=True)
@@ -104,28 +172,12 @@ class ProductRatio:
     @classmethod
     def fit(cls, fit_a: np.ndarray, fit_b: np.ndarray, bins: int, pooled: bool) -> "ProductRatio":
         """The histogram estimate of the module docstring on the fit rows of both sides."""
-        width = fit_a.shape[1]
-        columns = [(fit_a.ravel(), fit_b.ravel())] if pooled else [(fit_a[:, i], fit_b[:, i]) for i in range(width)]
-        edges, ratios = [], []
-        for a, b in columns:
-            e = _edges(np.r_[a, b], bins)
-            edges.append(tuple(float(v) for v in e))
-            ratios.append(tuple(float(v) for v in _log_ratios(e, a, b)))
-        return cls(width, tuple(edges), tuple(ratios), pooled)
+        return _fit(fit_a, fit_b, (bins,), pooled)[0][bins]
 
     def values(self, rows: np.ndarray) -> np.ndarray:
         """L(y) of every row, ``CHUNK`` rows at a time."""
-        rows = rows.reshape(rows.shape[0], -1)
-        tables = [(np.asarray(e), np.asarray(r)) for e, r in zip(self.edges, self.log_ratios)]
-        out = np.empty(rows.shape[0])
-        for start in range(0, rows.shape[0], CHUNK):
-            block = _finite(rows[start:start + CHUNK])
-            total = np.zeros(block.shape[0])
-            for i in range(self.width):
-                edges, ratios = tables[0 if self.pooled else i]
-                total += ratios[np.searchsorted(edges, block[:, i], side="left")]
-            out[start:start + CHUNK] = total
-        return out
+        lookups = [_Lookup(np.asarray(e), {0: np.asarray(r)}) for e, r in zip(self.edges, self.log_ratios)]
+        return _summed(lookups, rows, (0,))[0]
 
     def describe(self) -> str:
         how = "one histogram for all coordinates" if self.pooled else "a histogram per coordinate"
@@ -165,9 +217,9 @@ def product_event_from_dict(spec: dict[str, Any]) -> ProductRatioThreshold:
     return ProductRatioThreshold(ProductRatio.from_dict(spec["ratio"]), float(spec["t"]), bool(spec["upper"]))
 
 
-def _thresholded(ratio: ProductRatio, held_a: np.ndarray, held_b: np.ndarray, score: Scorer) -> list[Scored]:
-    """The best threshold of ``ratio`` in each direction, scored on the held-out rows."""
-    f = _Sorted.of(ratio.values(held_a), ratio.values(held_b))
+def _thresholded(ratio: ProductRatio, values_a: np.ndarray, values_b: np.ndarray, score: Scorer) -> list[Scored]:
+    """The best threshold of ``ratio`` in each direction, scored on its values on the held-out rows."""
+    f = _Sorted.of(values_a, values_b)
     return cut_events("product ratio", lambda t, upper: ProductRatioThreshold(ratio, t, upper), f, score)
 
 
@@ -181,15 +233,21 @@ def product_events(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> lis
         return []
     fit_a, fit_b = _finite(rows_a[0::FIT_EVERY]), _finite(rows_b[0::FIT_EVERY])
     held_a, held_b = (np.delete(rows, np.s_[0::FIT_EVERY], axis=0) for rows in (rows_a, rows_b))
+    fitted, held = {}, {}
+    for pooled in (False, True):  # every bin count's values from one binary search per coordinate and side
+        ratios, lookups = _fit(fit_a, fit_b, BIN_COUNTS, pooled)
+        fitted.update(((bins, pooled), ratio) for bins, ratio in ratios.items())
+        summed_a, summed_b = _summed(lookups, held_a, BIN_COUNTS), _summed(lookups, held_b, BIN_COUNTS)
+        held.update(((bins, pooled), (summed_a[bins], summed_b[bins])) for bins in BIN_COUNTS)
     found: list[Scored] = []
     seen: set[tuple] = set()
     for bins in BIN_COUNTS:
         for pooled in (False, True):
-            ratio = ProductRatio.fit(fit_a, fit_b, bins, pooled)
+            ratio = fitted[bins, pooled]
             if (ratio.edges, pooled) in seen:  # discrete coordinates: the same bins at every count
                 continue
             seen.add((ratio.edges, pooled))
-            found += _thresholded(ratio, held_a, held_b, score)
+            found += _thresholded(ratio, *held[bins, pooled], score)
     found = [s for s in found if math.isfinite(s.objective)]
     return sorted(found, key=lambda s: (-s.objective, -(s.hits_a if s.forward else s.hits_b)))
 

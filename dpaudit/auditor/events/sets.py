@@ -230,6 +230,32 @@ class ValueSet:
         return out
 
 
+COMPARED_EDGES = 255
+"""Up to this many edges :func:`bin_index` counts the edges below each value by comparisons."""
+
+
+def bin_index(edges: Any, values: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(edges, values, side="left")`` for sorted ``edges``: the number of edges below each value,
+    i.e. the bin (edges[i-1], edges[i]] that holds it (NaN past the last edge, as numpy sorts it).
+
+    With at most ``COMPARED_EDGES`` edges the count is the sum of the comparisons ``values > edge`` in one byte per
+    value (no NaN edge; unsorted edges fall back to the binary search): a pass per edge beats numpy's binary search
+    of unsorted keys by 5-9x up to 15 edges, 65 536 values (the histograms of :mod:`.product` have at most 31,
+    their verification reads 20 coordinates a row).  Returns ``intp`` from the binary search, ``uint8`` else.
+    """
+    edges = np.asarray(edges, dtype=float)
+    if not 0 < edges.size <= COMPARED_EDGES or np.isnan(edges).any() or np.any(edges[1:] < edges[:-1]):
+        return np.searchsorted(edges, values, side="left")
+    if edges.size > 1:
+        values = np.ascontiguousarray(values)  # one strided read, not one per edge
+    index = np.greater(values, edges[0]).view(np.uint8)
+    for edge in edges[1:]:
+        index += np.greater(values, edge).view(np.uint8)
+    if values.dtype.kind == "f":
+        index[np.isnan(values)] = edges.size
+    return index
+
+
 @dataclass(frozen=True)
 class BinSet:
     """``feature`` lies in one of the histogram bins ``bins``; bin i is (edges[i-1], edges[i]]."""
@@ -243,7 +269,7 @@ class BinSet:
         if known is not None and binned in known:
             index = known[binned]
         else:
-            index = np.searchsorted(np.asarray(self.edges), _values(self.feature, rows, known), side="left")
+            index = bin_index(self.edges, _values(self.feature, rows, known))
             if known is not None:
                 known[binned] = index
         chosen = np.zeros(len(self.edges) + 1, dtype=bool)  # bin i of 0..len(edges) is chosen

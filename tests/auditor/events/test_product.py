@@ -32,7 +32,14 @@ import numpy as np
 import dpaudit
 from dpaudit import Mechanism, PureDP, QueryDistance
 from dpaudit.auditor import Verdict, bounds
-from dpaudit.auditor.events.product import ProductRatioThreshold, product_events
+from dpaudit.auditor.events.product import (
+    BIN_COUNTS,
+    ProductRatio,
+    ProductRatioThreshold,
+    _fit,
+    _summed,
+    product_events,
+)
 from dpaudit.auditor.events.sets import Feature, Threshold, event_from_dict
 from dpaudit.auditor.events.standard import _Sorted, cut_events, search_events
 
@@ -133,3 +140,20 @@ def test_the_second_answer_of_a_cutoff_two_sparse_vector_is_read():
     assert event_from_dict(json.loads(json.dumps(best.event.as_dict()))) == best.event
     first = Feature("first-nonzero", rank=2).values(np.array([[0.0, 3.0, 0.0, 2.5], [4.0, 0.0, 0.0, 0.0]]))
     assert first.tolist() == [3, 4]
+
+
+def test_every_bin_count_fitted_and_evaluated_at_once_is_each_fitted_alone():
+    # product_events fits all of BIN_COUNTS in one pass (nested quantile edges) and evaluates them through the
+    # finest bins: the same histograms and the same sums, bit for bit, as each count fitted and evaluated alone.
+    rng = np.random.default_rng(3)
+    fit_a = np.c_[rng.laplace(0, 10, (4000, 3)), rng.integers(0, 3, 4000), np.round(rng.normal(0, 1, 4000), 1)]
+    fit_b = np.c_[rng.laplace(1, 10, (4000, 3)), rng.integers(0, 4, 4000), np.round(rng.normal(0.1, 1, 4000), 1)]
+    held = np.c_[rng.laplace(0, 10, (3000, 3)), rng.integers(-1, 5, 3000), rng.normal(0, 2, 3000)]
+    held[::7, 0] = np.nan
+    for pooled in (False, True):
+        fitted, lookups = _fit(fit_a, fit_b, BIN_COUNTS, pooled)
+        summed = _summed(lookups, held, BIN_COUNTS)
+        for bins in BIN_COUNTS:
+            alone = ProductRatio.fit(fit_a, fit_b, bins, pooled)
+            assert fitted[bins] == alone
+            assert np.array_equal(summed[bins], alone.values(held))

@@ -26,6 +26,7 @@ from dpaudit.auditor.events.sets import (
     RowSet,
     Threshold,
     ValueSet,
+    bin_index,
     event_from_dict,
     hit_counts,
     row_keys,
@@ -246,3 +247,17 @@ def test_sorted_counting_equals_counting_contains(values, cuts):
     events += [BinSet(feature, edges, (0, len(edges))), BinSet(feature, edges, tuple(range(1, len(edges), 2)))]
     assert len(events) >= SORTED_COUNTING
     assert hit_counts(events, rows) == [int(np.count_nonzero(event.contains(rows))) for event in events]
+
+
+@settings(max_examples=150, derandomize=True, database=None, deadline=None)
+@given(values=st.lists(st.floats() | st.sampled_from([0.0, -0.0, 1.0, 2.5]), min_size=1, max_size=60),
+       edges=st.lists(st.floats(allow_nan=False) | st.sampled_from([0.0, -0.0, 1.0, 2.5]), min_size=1, max_size=300),
+       strided=st.booleans())
+def test_bin_index_is_numpys_left_insertion_point(values, edges, strided):
+    # Sorted edges (duplicates, zeros of both signs, infinities) by comparisons, unsorted ones by binary search;
+    # values with NaN, contiguous or a strided column.
+    v = np.array(values, dtype=float)
+    if strided:
+        v = np.c_[v, v][:, 1]
+    for e in (np.sort(np.array(edges)), np.array(edges)):
+        assert np.array_equal(bin_index(e, v), np.searchsorted(e, v, side="left"))
