@@ -292,9 +292,7 @@ class _Folded:
     def score(self, rows: np.ndarray) -> np.ndarray:
         """The score of each row: phi's parts computed on the transposed rows (one coordinate of every row at
         a time, in coordinate order, so each sum runs in the same order whatever the rows beside it)."""
-        x = np.asarray(rows, dtype=float).reshape(rows.shape[0], -1)
-        if not np.isfinite(x).all():
-            x = _finite(x)
+        x = _finite(rows).reshape(rows.shape[0], -1)
         columns = np.ascontiguousarray(x.T)  # (w, n)
         w, n = columns.shape
         total = np.full(n, self.constant)

@@ -60,6 +60,45 @@ EVENT_TYPES = ("threshold", "interval", "values", "bins", "rows", "atom-threshol
 _AGGREGATES = ("sum", "max", "min", "argmax", "nonzero", "first-nonzero", "first-nonzero-value")
 
 
+def _extreme(rows: np.ndarray, pick: np.ufunc) -> np.ndarray:
+    """``pick`` (``np.maximum`` or ``np.minimum``) of each row's coordinates: coordinate by coordinate in blocks of
+    rows that stay in cache (2^16 values), which beats both a reduction along each row and a pass over every
+    column (10^6 rows of 20 coordinates: 28 ms, against 37 ms and 107 ms; of 2 coordinates, 19 against 273 and 35)."""
+    out = np.empty(rows.shape[0], dtype=rows.dtype)
+    block = max(1024, (1 << 16) // max(1, rows.shape[1]))
+    for start in range(0, rows.shape[0], block):
+        part, into = rows[start:start + block], out[start:start + block]
+        np.copyto(into, part[:, 0])
+        for i in range(1, rows.shape[1]):
+            pick(into, part[:, i], out=into)
+    return out
+
+
+def answer_positions(rows: np.ndarray, codes: tuple[float, ...] | None = None, rank: int = 1) -> np.ndarray:
+    """The position of each row's ``rank``-th answer -- its ``rank``-th coordinate that is non-zero (``codes``
+    None) or not one of ``codes`` -- and the width where the row has fewer answers.
+
+    The running count of answers reaches ``rank`` first at that position, so the position is the number of
+    coordinates where the running count is still below ``rank``: counted coordinate by coordinate, in bytes up to
+    255 coordinates (a pass per column: 4x numpy's cumulative sum along rows of 20 coordinates)."""
+    answers = rows != 0 if codes is None else ~np.isin(rows, codes)
+    width = rows.shape[1]
+    if width >= 256:
+        return (np.cumsum(answers, axis=1) < rank).sum(axis=1, dtype=np.int64)
+    running, position = np.zeros(rows.shape[0], dtype=np.uint8), np.zeros(rows.shape[0], dtype=np.uint8)
+    for column in answers.view(np.uint8).T:
+        running += column
+        position += (running < rank).view(np.uint8)
+    return position.astype(np.int64)
+
+
+def answer_values(rows: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """Each row's value at ``positions`` (:func:`answer_positions`), 0 where the row has no such answer."""
+    width = rows.shape[1]
+    value = rows[np.arange(rows.shape[0]), np.minimum(positions, width - 1)]
+    return np.where(positions < width, value, 0).astype(float)
+
+
 @dataclass(frozen=True)
 class Feature:
     """One number per output row.
@@ -91,11 +130,8 @@ class Feature:
             return rows[:, self.index]
         if self.kind == "sum":
             return rows.sum(axis=1, dtype=float)
-        if self.kind in ("max", "min"):  # coordinate by coordinate: a pass per column beats a reduction per row
-            out = rows[:, 0].copy()
-            for i in range(1, rows.shape[1]):
-                (np.maximum if self.kind == "max" else np.minimum)(out, rows[:, i], out=out)
-            return out
+        if self.kind in ("max", "min"):
+            return _extreme(rows, np.maximum if self.kind == "max" else np.minimum)
         if self.kind == "argmax":
             return rows.argmax(axis=1)
         if self.kind == "nonzero":
@@ -104,15 +140,8 @@ class Feature:
                 return (nonzero.view(np.uint8) @ np.ones(rows.shape[1], dtype=np.uint8)).astype(np.int64)
             return nonzero.sum(axis=1, dtype=np.int64)
         if self.kind in ("first-nonzero", "first-nonzero-value"):
-            nonzero = rows != 0 if self.codes is None else ~np.isin(rows, self.codes)
-            if self.rank > 1:  # the k-th answer: the first coordinate where the running count of answers is k
-                nonzero &= np.cumsum(nonzero, axis=1) == self.rank
-            first = nonzero.argmax(axis=1)  # 0 also where no coordinate counts: read the flag there to tell
-            first = np.where(nonzero[np.arange(rows.shape[0]), first], first, rows.shape[1])
-            if self.kind == "first-nonzero":
-                return first
-            value = rows[np.arange(rows.shape[0]), np.minimum(first, rows.shape[1] - 1)]
-            return np.where(first < rows.shape[1], value, 0).astype(float)
+            first = answer_positions(rows, self.codes, self.rank)
+            return first if self.kind == "first-nonzero" else answer_values(rows, first)
         if self.kind == "linear":
             return rows @ np.asarray(self.weights, dtype=float)
         raise ValueError(f"feature kind={self.kind!r} must be one of value, coordinate, linear, {', '.join(_AGGREGATES)}")
@@ -238,22 +267,22 @@ def bin_index(edges: Any, values: np.ndarray) -> np.ndarray:
     """``np.searchsorted(edges, values, side="left")`` for sorted ``edges``: the number of edges below each value,
     i.e. the bin (edges[i-1], edges[i]] that holds it (NaN past the last edge, as numpy sorts it).
 
-    With at most ``COMPARED_EDGES`` edges the count is the sum of the comparisons ``values > edge`` in one byte per
-    value (no NaN edge; unsorted edges fall back to the binary search): a pass per edge beats numpy's binary search
-    of unsorted keys by 5-9x up to 15 edges, 65 536 values (the histograms of :mod:`.product` have at most 31,
-    their verification reads 20 coordinates a row).  Returns ``intp`` from the binary search, ``uint8`` else.
+    With at most ``COMPARED_EDGES`` edges the count is the number of edges less the sum of the comparisons
+    ``values <= edge``, in one byte per value (no NaN edge; unsorted edges fall back to the binary search): a pass
+    per edge beats numpy's binary search of unsorted keys by 5-9x up to 15 edges, 65 536 values (the histograms
+    of :mod:`.product` have at most 31, their verification reads 20 coordinates a row).  Returns ``intp`` from
+    the binary search, ``uint8`` else.
     """
     edges = np.asarray(edges, dtype=float)
     if not 0 < edges.size <= COMPARED_EDGES or np.isnan(edges).any() or np.any(edges[1:] < edges[:-1]):
         return np.searchsorted(edges, values, side="left")
     if edges.size > 1:
         values = np.ascontiguousarray(values)  # one strided read, not one per edge
-    index = np.greater(values, edges[0]).view(np.uint8)
+    # The edges at or above each value, subtracted from their number: a NaN value is above none, so past them all.
+    at_or_above = np.less_equal(values, edges[0]).view(np.uint8)
     for edge in edges[1:]:
-        index += np.greater(values, edge).view(np.uint8)
-    if values.dtype.kind == "f":
-        index[np.isnan(values)] = edges.size
-    return index
+        at_or_above += np.less_equal(values, edge).view(np.uint8)
+    return np.subtract(np.uint8(edges.size), at_or_above, out=at_or_above)
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,7 @@ from .sets import (
     RowSet,
     Threshold,
     ValueSet,
+    answer_values,
     event_from_dict,
     row_keys,
 )
@@ -470,8 +471,10 @@ MAX_CODES = 4
 
 
 def _finite(rows: np.ndarray) -> np.ndarray:
-    """``rows`` as floats with NaN and infinities read as 0."""
-    return np.nan_to_num(np.asarray(rows, dtype=float), nan=0.0, posinf=0.0, neginf=0.0)
+    """``rows`` as floats with NaN and infinities read as 0: the rows themselves when they are finite floats
+    already (one pass to check, no copy: every caller only reads them)."""
+    x = np.asarray(rows, dtype=float)
+    return x if np.isfinite(x).all() else np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)
 
 
 def code_values(rows: np.ndarray) -> tuple[float, ...]:
@@ -532,7 +535,7 @@ def _first_answer_conjunctions(
     (``indices``: ``first``'s values on each side), proposed as family ``label``."""
     na, nb, width = rows_a.shape[0], rows_b.shape[0], rows_a.shape[1]
     ia, ib = indices
-    va, vb = first_value.values(rows_a), first_value.values(rows_b)
+    va, vb = answer_values(rows_a, ia), answer_values(rows_b, ib)  # first_value's values, from the positions
     seen = np.bincount(ia, minlength=width + 1)[:width] + np.bincount(ib, minlength=width + 1)[:width]
     answered = [int(i) for i in np.flatnonzero(seen)]
     ranges = sorted({(i, i) for i in answered} | {(i, width - 1) for i in answered})

@@ -26,6 +26,7 @@ from dpaudit.auditor.events.sets import (
     RowSet,
     Threshold,
     ValueSet,
+    answer_positions,
     bin_index,
     event_from_dict,
     hit_counts,
@@ -261,3 +262,17 @@ def test_bin_index_is_numpys_left_insertion_point(values, edges, strided):
         v = np.c_[v, v][:, 1]
     for e in (np.sort(np.array(edges)), np.array(edges)):
         assert np.array_equal(bin_index(e, v), np.searchsorted(e, v, side="left"))
+
+
+@settings(max_examples=100, derandomize=True, database=None, deadline=None)
+@given(rows=st.lists(st.lists(st.sampled_from([0.0, 1.0, -1000.0, 2.5, float("nan")]), min_size=1, max_size=6),
+                     min_size=1, max_size=30).filter(lambda r: len({len(x) for x in r}) == 1),
+       codes=st.sampled_from([None, (0.0, -1000.0)]), rank=st.integers(1, 7))
+def test_answer_positions_read_the_kth_answer(rows, codes, rank):
+    # The rank-th coordinate that is an answer (non-zero, or not a code), the width where there is none.
+    y = np.array(rows)
+    expected = []
+    for row in y:
+        answers = [i for i, v in enumerate(row) if (v != 0 if codes is None else v not in codes)]
+        expected.append(answers[rank - 1] if len(answers) >= rank else y.shape[1])
+    assert answer_positions(y, codes, rank).tolist() == expected
