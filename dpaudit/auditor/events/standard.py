@@ -569,9 +569,9 @@ def _values_by_range(ranges: list[tuple[int, int]], width: int,
     is the tail [i + 1, width - 1] merged with position i's slice (two sorted runs: linear time), built from the
     last position down -- instead of a pass over every row and a sort per range."""
     slices = []
-    for positions, answer_values in sides:
-        order = np.lexsort((answer_values, positions))
-        ordered = answer_values[order]
+    for positions, values_at in sides:
+        order = np.lexsort((values_at, positions))
+        ordered = values_at[order]
         starts = np.searchsorted(positions[order], np.arange(width + 1), side="left")
         slices.append([ordered[starts[i]:starts[i + 1]] for i in range(width)])
     wanted = set(ranges)
