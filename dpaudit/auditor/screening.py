@@ -244,27 +244,29 @@ def _search_stage(
     if more:  # first a whole number of chunks, so the rest continues the same streams
         fresh = min(whole, -(-fresh // draws.chunk_rows) * draws.chunk_rows)
     with draws.stage(times, "search"):
-        rows_a, rows_b = draws.rows_many([((0, 1, 0), a, fresh), ((0, 1, 1), b, fresh)])
-        if winner in pools:
-            rows_a = np.concatenate([*pools[winner][0], rows_a])
-            rows_b = np.concatenate([*pools[winner][1], rows_b])
+        # Each side's rows: the screening's, then the search's own, copied once into room for all of them.
+        pooled = pools.get(winner, [[], []])
+        side_a, side_b = (_GrowingRows(sum(len(part) for part in pooled[0]) + whole, draws.width) for _ in range(2))
+        side_a.extend(pooled[0])
+        side_b.extend(pooled[1])
+        draws.fill([((0, 1, 0), a, fresh), ((0, 1, 1), b, fresh)], [side_a.reserve(fresh), side_b.reserve(fresh)])
         on_winner = context((a, b), False)
         families = _enabled(on_winner)
         done: dict[str, Any] = {}
         first = next((family for family in families if family.name == "standard"), None)
         if whole > fresh and first is not None:  # the standard family first: does its choice settle the search?
-            done[first.name] = first.search(rows_a, rows_b, on_winner)
+            done[first.name] = first.search(side_a.rows, side_b.rows, on_winner)
             if settled(done[first.name][0]):  # no classifier either: it could only find more of the same mass
                 on_winner = replace(on_winner, learned=False)
                 families = tuple(family for family in families if family.enabled(on_winner))
             else:
-                rest = draws.rows_many([((0, 1, 0), a, whole - fresh), ((0, 1, 1), b, whole - fresh)], after=fresh)
-                rows_a, rows_b = np.concatenate([rows_a, rest[0]]), np.concatenate([rows_b, rest[1]])
-                fresh, done = whole, {}
-        elif whole > fresh:
-            rest = draws.rows_many([((0, 1, 0), a, whole - fresh), ((0, 1, 1), b, whole - fresh)], after=fresh)
-            rows_a, rows_b = np.concatenate([rows_a, rest[0]]), np.concatenate([rows_b, rest[1]])
+                done = {}
+        if whole > fresh and not done:
+            more_rows = whole - fresh
+            draws.fill([((0, 1, 0), a, more_rows), ((0, 1, 1), b, more_rows)],
+                       [side_a.reserve(more_rows), side_b.reserve(more_rows)], after=fresh)
             fresh = whole
+        rows_a, rows_b = side_a.rows, side_b.rows
         searches = {family.name: threads.submit(family.search, rows_a, rows_b, on_winner)
                     for family in families if family.name not in done}
         found: list[Scored] = []
@@ -275,6 +277,47 @@ def _search_stage(
             notes += said
     own = (rows_a[len(rows_a) - fresh:], rows_b[len(rows_b) - fresh:])  # drawn at (0, 1, side), after the pools
     return SearchOutcome(winner, _ranked(found), spent + fresh, rounds, tuple(notes), fresh, own)
+
+
+class _GrowingRows:
+    """One side's rows in an array with ``room`` rows (``np.empty``: rows never filled cost no memory), each chunk
+    copied in once, where it belongs, as it arrives (:meth:`.run.sampling.Draws.fill`): adding rows copies none of
+    those already there.  ``rows`` are the rows reserved so far, those ``np.concatenate`` of the chunks in order
+    would give (the array takes the first chunk's type, widened once if a later chunk needs more)."""
+
+    def __init__(self, room: int, width: int) -> None:
+        self.room, self.width = room, width
+        self.array: np.ndarray | None = None
+        self.size = 0
+
+    def _holding(self, dtype: np.dtype, end: int) -> np.ndarray:
+        if self.array is None:
+            self.array = np.empty((max(self.room, end), self.width), dtype=dtype)
+        elif end > self.array.shape[0] or np.result_type(self.array.dtype, dtype) != self.array.dtype:
+            wider = np.empty((max(end, self.array.shape[0]), self.width), dtype=np.result_type(self.array.dtype, dtype))
+            wider[:self.size] = self.array[:self.size]
+            self.array = wider
+        return self.array
+
+    def reserve(self, n: int) -> Callable[[int, np.ndarray], None]:
+        """The next ``n`` rows: a function writing a chunk at its first row ``start`` among them."""
+        base = self.size
+        self.size += n
+
+        def write(start: int, chunk: np.ndarray) -> None:
+            at = base + start
+            self._holding(chunk.dtype, self.size)[at:at + chunk.shape[0]] = chunk
+
+        return write
+
+    def extend(self, chunks: list[np.ndarray]) -> None:
+        """Add ``chunks`` (rows already drawn) after the rows reserved so far."""
+        for chunk in chunks:
+            self.reserve(chunk.shape[0])(0, chunk)
+
+    @property
+    def rows(self) -> np.ndarray:
+        return np.empty((0, self.width)) if self.array is None else self.array[:self.size]
 
 
 def settled(found: list[Scored]) -> bool:

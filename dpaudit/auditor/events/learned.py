@@ -368,6 +368,22 @@ def learned_event_from_dict(spec: dict[str, Any]) -> LearnedThreshold:
     return LearnedThreshold(LearnedScore.from_dict(spec["score"]), float(spec["t"]), bool(spec["upper"]))
 
 
+STD_BLOCK = 4096
+
+
+def _standard_deviations(x: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """``x.std(axis=0)`` given ``mean = x.mean(axis=0)``: numpy's own formula sqrt(sum_i (x_i - mean)^2 / n) with
+    its order of summation (row after row), in blocks of ``STD_BLOCK`` rows instead of a deviation matrix the size
+    of ``x`` (5 x 10^5 rows of 100 features: 0.15 s against 1.06 s; tests/auditor/events/test_learned.py checks
+    the two agree bit for bit)."""
+    total = np.zeros(x.shape[1])
+    for start in range(0, x.shape[0], STD_BLOCK):
+        deviation = x[start:start + STD_BLOCK] - mean
+        deviation *= deviation
+        total = np.add.reduce(np.vstack([total[None], deviation]), axis=0)
+    return np.sqrt(total / x.shape[0])
+
+
 def _train(features: OutputFeatures, phi_a: np.ndarray, phi_b: np.ndarray) -> LearnedScore | None:
     """Logistic regression (L-BFGS, L2 penalty C = 1) of label 1 for phi_a against 0 for phi_b, on
     standardised features; None when a coefficient is not finite."""
@@ -376,11 +392,13 @@ def _train(features: OutputFeatures, phi_a: np.ndarray, phi_b: np.ndarray) -> Le
     x = np.vstack([phi_a, phi_b])
     y = np.r_[np.ones(phi_a.shape[0]), np.zeros(phi_b.shape[0])]
     mean = x.mean(axis=0)
-    scale = x.std(axis=0)
+    scale = _standard_deviations(x, mean)
     scale[~(scale > 0)] = 1.0
+    x -= mean  # standardised in place (x is this call's own copy)
+    x /= scale
     with warnings.catch_warnings():  # a fit stopped at its iteration cap is still a candidate: its event is verified
         warnings.simplefilter("ignore", category=UserWarning)
-        fitted = LogisticRegression(C=1.0, max_iter=100).fit((x - mean) / scale, y)
+        fitted = LogisticRegression(C=1.0, max_iter=100).fit(x, y)
     weights, intercept = fitted.coef_[0], float(fitted.intercept_[0])
     if not (np.all(np.isfinite(weights)) and math.isfinite(intercept)):
         return None

@@ -168,27 +168,35 @@ class Draws:
         With ``after`` (a whole number of chunks), the n rows of each stream that follow its first ``after``:
         drawing a stream's first rows and then the rest this way gives the rows of one draw of them all.
         """
+        parts: list[dict[int, np.ndarray]] = [{} for _ in streams]
+        self.fill(streams, [lambda start, chunk, kept=kept: kept.__setitem__(start, chunk) for kept in parts], after)
+        return [np.concatenate([kept[start] for start in sorted(kept)]) if len(kept) > 1
+                else next(iter(kept.values())) if kept else np.empty((0, self.width)) for kept in parts]
+
+    def fill(self, streams: Sequence[tuple[tuple[int, ...], Any, int]], into: Sequence[Callable[[int, np.ndarray], None]],
+             after: int = 0) -> None:
+        """:meth:`rows_many`, each chunk handed as it arrives to its stream's ``into(start, chunk)``, ``start`` its
+        first row among the stream's n: a caller that keeps the rows in an array of its own copies each chunk once,
+        and the chunk's memory is free again for the next (:class:`..screening._GrowingRows`)."""
         if after % self.chunk_rows:
             raise ValueError(f"after={after!r} must be a whole number of chunks of {self.chunk_rows} rows")
         skip = after // self.chunk_rows
-        tasks = [
-            ChunkTask(key + (c,), self.seed, data, rows)
-            for key, data, n in streams
-            for c, rows in enumerate(chunk_sizes(after + n, self.width)) if c >= skip
-        ]
-        parts: dict[tuple[int, ...], np.ndarray] = {}
+        tasks, where = [], {}
+        for (key, data, n), write in zip(streams, into):
+            start = 0
+            for c, rows in enumerate(chunk_sizes(after + n, self.width)):
+                if c >= skip:
+                    tasks.append(ChunkTask(key + (c,), self.seed, data, rows))
+                    where[key + (c,)] = (write, start)
+                    start += rows
         started = time.perf_counter()
         try:
             for result in self._timed(tasks):
                 self._absorb(result)
-                parts[result.key] = result.outputs
+                write, start = where[result.key]
+                write(start, result.outputs)
         finally:
             self.waited_s += time.perf_counter() - started
-        out = []
-        for key, _, n in streams:
-            ordered = [parts[key + (c,)] for c in range(skip, len(chunk_sizes(after + n, self.width)))]
-            out.append(np.concatenate(ordered) if len(ordered) > 1 else ordered[0] if ordered else np.empty((0, self.width)))
-        return out
 
     def counts(self, key: tuple[int, ...], data: Any, n: int, tests: Sequence[Any]) -> list[int]:
         """For each event in ``tests``, how many of n outputs on ``data`` (stream ``key``) fall in it."""

@@ -11,8 +11,10 @@ import pytest
 from dpaudit import Mechanism, PureDP, QueryDistance
 from dpaudit.auditor import audit, bounds
 from dpaudit.auditor.events.learned import (
+    STD_BLOCK,
     LearnedThreshold,
     OutputFeatures,
+    _standard_deviations,
     learned_events,
 )
 from dpaudit.auditor.events.sets import event_from_dict
@@ -172,3 +174,11 @@ def test_correct_vector_mechanisms_are_not_flagged_through_learned_events(mechan
     result = audit(mechanism, pair=pair, samples=100_000, seed=7, confidence=1 - 1e-6, executor="in-process")
     assert any("learned events" in note for note in result.notes)
     assert result.verdict.value != "violation", result.reason
+
+
+@pytest.mark.parametrize("rows", [1, STD_BLOCK - 1, STD_BLOCK, 3 * STD_BLOCK + 17])
+def test_blocked_standard_deviations_are_numpys_bit_for_bit(rows):
+    rng = np.random.default_rng(rows)
+    x = np.c_[rng.integers(0, 2, (rows, 3)), rng.normal(5.0, 1e-3, (rows, 4)), rng.laplace(0, 1e6, (rows, 2)),
+              np.full(rows, 7.25)]
+    assert np.array_equal(_standard_deviations(x, x.mean(axis=0)), x.std(axis=0))
