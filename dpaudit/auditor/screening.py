@@ -255,11 +255,19 @@ def _search_stage(
         done: dict[str, Any] = {}
         first = next((family for family in families if family.name == "standard"), None)
         if whole > fresh and first is not None:  # the standard family first: does its choice settle the search?
+            # Meanwhile, on the cores it leaves idle, the families a settled search still runs (all but the
+            # classifier) search the same rows: kept if it settles, dropped (and cancelled if not started) if not.
+            if_settled = replace(on_winner, learned=False)
+            beside = {family.name: threads.submit(family.search, side_a.rows, side_b.rows, if_settled)
+                      for family in families if family is not first and family.enabled(if_settled)}
             done[first.name] = first.search(side_a.rows, side_b.rows, on_winner)
             if settled(done[first.name][0]):  # no classifier either: it could only find more of the same mass
-                on_winner = replace(on_winner, learned=False)
+                on_winner = if_settled
                 families = tuple(family for family in families if family.enabled(on_winner))
+                done.update((name, job.result()) for name, job in beside.items())
             else:
+                for job in beside.values():
+                    job.cancel()
                 done = {}
         if whole > fresh and not done:
             more_rows = whole - fresh

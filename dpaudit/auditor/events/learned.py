@@ -55,7 +55,7 @@ import numpy as np
 
 from .family import Scored, Scorer, SearchContext
 from .sets import WholeRowThreshold
-from .standard import _finite, _Sorted, code_values, cut_events
+from .standard import _finite, _Sorted, code_values, cut_events, held_out_blocks
 
 __all__ = [
     "LearnedScore",
@@ -115,8 +115,8 @@ class OutputFeatures:
         names += [f"gap sorted[{p + 1}] - sorted[{p}]" for p in positions if p + 1 < w]
         return names
 
-    def matrix(self, rows: np.ndarray) -> np.ndarray:
-        """phi(y) for every row: an (n, len(names())) float array."""
+    def matrix(self, rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """phi(y) for every row: an (n, len(names())) float array (written into ``out`` when given)."""
         x = _finite(rows).reshape(rows.shape[0], -1)
         n, w = x.shape
         special = np.zeros((n, w), dtype=bool)
@@ -143,7 +143,14 @@ class OutputFeatures:
         columns.append(ordered[:, positions])
         inner = positions[positions + 1 < w]
         columns.append(ordered[:, inner + 1] - ordered[:, inner])
-        return np.hstack(columns)
+        if out is None:
+            return np.hstack(columns)
+        at = 0
+        for column in columns:  # the blocks np.hstack would join, each copied once into its place
+            block = column.reshape(n, -1)
+            out[:, at:at + block.shape[1]] = block
+            at += block.shape[1]
+        return out
 
     def as_dict(self) -> dict[str, Any]:
         return {"width": self.width, "specials": list(self.specials)}
@@ -384,17 +391,17 @@ def _standard_deviations(x: np.ndarray, mean: np.ndarray) -> np.ndarray:
     return np.sqrt(total / x.shape[0])
 
 
-def _train(features: OutputFeatures, phi_a: np.ndarray, phi_b: np.ndarray) -> LearnedScore | None:
-    """Logistic regression (L-BFGS, L2 penalty C = 1) of label 1 for phi_a against 0 for phi_b, on
-    standardised features; None when a coefficient is not finite."""
+def _train(features: OutputFeatures, x: np.ndarray, rows_a: int) -> LearnedScore | None:
+    """Logistic regression (L-BFGS, L2 penalty C = 1) of label 1 for the first ``rows_a`` rows of the feature
+    matrix ``x`` (side a) against 0 for the others, on standardised features (``x`` is standardised in place);
+    None when a coefficient is not finite."""
     from sklearn.linear_model import LogisticRegression
 
-    x = np.vstack([phi_a, phi_b])
-    y = np.r_[np.ones(phi_a.shape[0]), np.zeros(phi_b.shape[0])]
+    y = np.r_[np.ones(rows_a), np.zeros(x.shape[0] - rows_a)]
     mean = x.mean(axis=0)
     scale = _standard_deviations(x, mean)
     scale[~(scale > 0)] = 1.0
-    x -= mean  # standardised in place (x is this call's own copy)
+    x -= mean
     x /= scale
     with warnings.catch_warnings():  # a fit stopped at its iteration cap is still a candidate: its event is verified
         warnings.simplefilter("ignore", category=UserWarning)
@@ -406,10 +413,16 @@ def _train(features: OutputFeatures, phi_a: np.ndarray, phi_b: np.ndarray) -> Le
                         tuple(float(v) for v in weights), intercept)
 
 
-def _thresholded(learned: LearnedScore, held_a: np.ndarray, held_b: np.ndarray, score: Scorer) -> list[Scored]:
-    """The best threshold of ``learned``'s score in each direction, scored on the held-out rows."""
-    f = _Sorted.of(learned.values(held_a), learned.values(held_b))
+def _thresholded(learned: LearnedScore, rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> list[Scored]:
+    """The best threshold of ``learned``'s score in each direction, scored on the held-out rows (all but every
+    ``TRAIN_EVERY``-th, :func:`.standard.held_out_blocks`)."""
+    f = _Sorted.of(*(_held_out_scores(learned, rows) for rows in (rows_a, rows_b)))
     return cut_events("learned", lambda t, upper: LearnedThreshold(learned, t, upper), f, score)
+
+
+def _held_out_scores(learned: LearnedScore, rows: np.ndarray) -> np.ndarray:
+    parts = [learned.values(block) for block in held_out_blocks(rows, TRAIN_EVERY, SCORE_CHUNK)]
+    return np.concatenate(parts) if parts else np.empty(0)
 
 
 def learned_events(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> tuple[list[Scored], list[str]]:
@@ -428,11 +441,14 @@ def learned_events(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> tup
     features = OutputFeatures.fit(np.vstack([rows[0::TRAIN_EVERY][:SPECIAL_ROWS] for rows in (rows_a, rows_b)]))
     cap = max(1_000, min(MAX_TRAIN, MAX_TRAIN_VALUES // len(features.names())))
     fit_a, fit_b = rows_a[0::TRAIN_EVERY][:cap], rows_b[0::TRAIN_EVERY][:cap]
-    held = [np.delete(rows, np.s_[0::TRAIN_EVERY], axis=0) for rows in (rows_a, rows_b)]
-    learned = _train(features, features.matrix(fit_a), features.matrix(fit_b))
-    found = [] if learned is None else _thresholded(learned, held[0], held[1], score)
+    phi = np.empty((fit_a.shape[0] + fit_b.shape[0], len(features.names())))  # both sides' features, a's first
+    features.matrix(fit_a, out=phi[:fit_a.shape[0]])
+    features.matrix(fit_b, out=phi[fit_a.shape[0]:])
+    learned = _train(features, phi, fit_a.shape[0])
+    found = [] if learned is None else _thresholded(learned, rows_a, rows_b, score)
+    held = [rows.shape[0] - len(range(0, rows.shape[0], TRAIN_EVERY)) for rows in (rows_a, rows_b)]
     note = (f"learned events: logistic regression on {len(features.names())} features of {fit_a.shape[0]} + "
-            f"{fit_b.shape[0]} search rows, thresholds on {held[0].shape[0]} + {held[1].shape[0]} others")
+            f"{fit_b.shape[0]} search rows, thresholds on {held[0]} + {held[1]} others")
     return [s for s in found if math.isfinite(s.objective)], [note]
 
 

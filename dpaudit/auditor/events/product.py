@@ -57,7 +57,7 @@ import numpy as np
 
 from .family import Scored, Scorer, SearchContext
 from .sets import WholeRowThreshold, bin_index
-from .standard import _finite, _Sorted, cut_events
+from .standard import _finite, _Sorted, cut_events, held_out_blocks
 
 __all__ = ["BIN_COUNTS", "ProductRatio", "ProductRatioFamily", "ProductRatioThreshold", "product_event_from_dict",
            "product_events"]
@@ -223,6 +223,12 @@ def _thresholded(ratio: ProductRatio, values_a: np.ndarray, values_b: np.ndarray
     return cut_events("product ratio", lambda t, upper: ProductRatioThreshold(ratio, t, upper), f, score)
 
 
+def _held_out_sums(lookups: list[_Lookup], rows: np.ndarray) -> dict[int, np.ndarray]:
+    """:func:`_summed` at every count of ``BIN_COUNTS`` on the rows not fitted (all but every ``FIT_EVERY``-th)."""
+    parts = [_summed(lookups, block, BIN_COUNTS) for block in held_out_blocks(rows, FIT_EVERY, CHUNK)]
+    return {bins: np.concatenate([part[bins] for part in parts]) if parts else np.empty(0) for bins in BIN_COUNTS}
+
+
 def product_events(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> list[Scored]:
     """The product-ratio events of one pair's search rows: for every bin count of ``BIN_COUNTS``, per
     coordinate and pooled, the best threshold in each direction (fitted on every ``FIT_EVERY``-th row,
@@ -232,13 +238,12 @@ def product_events(rows_a: np.ndarray, rows_b: np.ndarray, score: Scorer) -> lis
             or min(rows_a.shape[0], rows_b.shape[0]) < MIN_ROWS):
         return []
     fit_a, fit_b = _finite(rows_a[0::FIT_EVERY]), _finite(rows_b[0::FIT_EVERY])
-    held_a, held_b = (np.delete(rows, np.s_[0::FIT_EVERY], axis=0) for rows in (rows_a, rows_b))
     fitted, held = {}, {}
     for pooled in (False, True):  # every bin count's values from one binary search per coordinate and side
         ratios, lookups = _fit(fit_a, fit_b, BIN_COUNTS, pooled)
         fitted.update(((bins, pooled), ratio) for bins, ratio in ratios.items())
-        summed_a, summed_b = _summed(lookups, held_a, BIN_COUNTS), _summed(lookups, held_b, BIN_COUNTS)
-        held.update(((bins, pooled), (summed_a[bins], summed_b[bins])) for bins in BIN_COUNTS)
+        summed = [_held_out_sums(lookups, rows) for rows in (rows_a, rows_b)]
+        held.update(((bins, pooled), (summed[0][bins], summed[1][bins])) for bins in BIN_COUNTS)
     found: list[Scored] = []
     seen: set[tuple] = set()
     for bins in BIN_COUNTS:

@@ -43,7 +43,7 @@ the reported bound is recomputed on fresh verification samples.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -475,6 +475,16 @@ def _finite(rows: np.ndarray) -> np.ndarray:
     already (one pass to check, no copy: every caller only reads them)."""
     x = np.asarray(rows, dtype=float)
     return x if np.isfinite(x).all() else np.nan_to_num(x, nan=0.0, posinf=0.0, neginf=0.0)
+
+
+def held_out_blocks(rows: np.ndarray, every: int, block_rows: int = 1 << 16) -> Iterator[np.ndarray]:
+    """The rows of ``rows`` other than every ``every``-th (the first, the (every+1)-th, ... are left out), in order,
+    a block at a time: ``np.delete(rows, np.s_[0::every], axis=0)`` without a copy of them all at once (each
+    block starts at a multiple of ``every``, so it leaves out the same rows).  The cross-fitted families score
+    their held-out rows this way: a row's score does not depend on the rows beside it."""
+    step = max(every, block_rows // every * every)
+    for start in range(0, rows.shape[0], step):
+        yield np.delete(rows[start:start + step], np.s_[0::every], axis=0)
 
 
 def code_values(rows: np.ndarray) -> tuple[float, ...]:

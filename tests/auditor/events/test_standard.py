@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dpaudit.auditor.bounds import bonferroni_confidence
-from dpaudit.auditor.events.standard import search_events
+from dpaudit.auditor.events.standard import held_out_blocks, search_events
 from dpaudit.auditor.targeting import SearchScore
 
 
@@ -60,3 +60,13 @@ def test_the_answer_values_of_each_range_are_those_a_mask_and_a_sort_give():
         for lo, hi in ranges:
             expected = (np.sort(va[(ia >= lo) & (ia <= hi)]), np.sort(vb[(ib >= lo) & (ib <= hi)]))
             assert all(np.array_equal(g, e, equal_nan=True) for g, e in zip(got[lo, hi], expected))
+
+
+@pytest.mark.parametrize("rows", [0, 1, 3, 4, 5, 64, 65, 1003])
+@pytest.mark.parametrize("every", [2, 4])
+@pytest.mark.parametrize("block_rows", [1, 4, 16, 100])
+def test_held_out_blocks_are_the_rows_np_delete_keeps(rows, every, block_rows):
+    values = np.arange(rows * 3, dtype=float).reshape(rows, 3)
+    blocks = list(held_out_blocks(values, every, block_rows))
+    joined = np.concatenate(blocks) if blocks else np.empty((0, 3))
+    assert np.array_equal(joined, np.delete(values, np.s_[0::every], axis=0))
