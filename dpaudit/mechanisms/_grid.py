@@ -19,10 +19,11 @@ The declared density is the continuous one; the goodness-of-fit tests compare ag
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
-__all__ = ["grid_for", "snap_to_grid"]
+__all__ = ["grid_for", "released", "snap_to_grid"]
 
 
 def grid_for(scale: float) -> tuple[float, float]:
@@ -31,12 +32,20 @@ def grid_for(scale: float) -> tuple[float, float]:
     return math.ldexp(1.0, e - 16), math.ldexp(1.0, e + 24)
 
 
-def snap_to_grid(values: np.ndarray, scale: float) -> np.ndarray:
-    """Round ``values`` to the grid of :func:`grid_for` and clamp them to [-B, B] (one new array)."""
+def snap_to_grid(values: np.ndarray, scale: float, in_place: bool = False) -> np.ndarray:
+    """Round ``values`` to the grid of :func:`grid_for` and clamp them to [-B, B]: one new array, or ``values``
+    itself with ``in_place`` (a float array the caller has no other use for: a sampler's own noise)."""
     step, bound = grid_for(scale)
     if np.ndim(values) == 0:
         return np.clip(np.rint(values / step) * step, -bound, bound)
-    out = np.divide(values, step)
+    out = np.divide(values, step, out=values if in_place else None)
     np.rint(out, out=out)
     np.multiply(out, step, out=out)
     return np.clip(out, -bound, bound, out=out)
+
+
+def released(value: Any, noise: np.ndarray, scale: float) -> np.ndarray:
+    """``snap_to_grid(value + noise, scale)`` computed in ``noise``'s own array (a sampler's fresh noise, of no
+    other use): one array per draw instead of three, the same doubles (value + noise is noise + value)."""
+    noise += value
+    return snap_to_grid(noise, scale, in_place=True)

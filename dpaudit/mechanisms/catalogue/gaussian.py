@@ -31,7 +31,7 @@ from ..._validation import check_positive_finite, check_unit_interval
 from ...claims import ApproxDP
 from ...errors import InvalidArgument
 from ...neighbours import AddRemove
-from .._grid import snap_to_grid
+from .._grid import released
 from ..base import Mechanism
 from ..registry import register
 from .laplace import count
@@ -142,7 +142,7 @@ def gaussian(epsilon: float = 0.5, delta: float = 1e-5) -> Mechanism:
     sigma = classic_sigma(epsilon, delta)
 
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        return snap_to_grid(count(data) + rng.normal(0.0, sigma, size=n), sigma)
+        return released(count(data), rng.normal(0.0, sigma, size=n), sigma)
 
     def density():
         return gaussian_density(epsilon, delta, 1.0, analytic=False)
@@ -173,7 +173,7 @@ def gaussian_analytic(epsilon: float = 1.0, delta: float = 1e-5) -> Mechanism:
 
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         sigma = analytic_sigma(epsilon, delta)
-        return snap_to_grid(count(data) + rng.normal(0.0, sigma, size=n), sigma)
+        return released(count(data), rng.normal(0.0, sigma, size=n), sigma)
 
     def density():
         return gaussian_density(epsilon, delta, 1.0, analytic=True, sigma=analytic_sigma(epsilon, delta))

@@ -26,7 +26,7 @@ import numpy as np
 from ..._validation import check_positive_finite
 from ...claims import GaussianDP, ZeroConcentratedDP
 from ...neighbours import AddRemove
-from .._grid import snap_to_grid
+from .._grid import released
 from ..base import Mechanism
 from ..registry import register
 from .laplace import count
@@ -73,7 +73,7 @@ def _gaussian_on_count(name: str, claim: Any, sigma: float, kind: str, value: fl
     """The Gaussian mechanism on a count with noise sigma, stated as ``claim`` (a zCDP or GDP claim)."""
 
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        return snap_to_grid(count(data) + rng.normal(0.0, sigma, size=n), sigma)
+        return released(count(data), rng.normal(0.0, sigma, size=n), sigma)
 
     return Mechanism(
         name=name,

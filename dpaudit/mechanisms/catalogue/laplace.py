@@ -25,7 +25,7 @@ from ..._validation import check_positive_finite, check_positive_int, check_real
 from ...claims import PureDP
 from ...errors import InvalidArgument
 from ...neighbours import AddRemove, Replace
-from .._grid import snap_to_grid
+from .._grid import released
 from ..base import Mechanism
 from ..registry import register
 
@@ -65,7 +65,7 @@ def laplace_count(epsilon: float = 1.0) -> Mechanism:
     scale = 1.0 / epsilon
 
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        return snap_to_grid(count(data) + rng.laplace(0.0, scale, size=n), scale)
+        return released(count(data), rng.laplace(0.0, scale, size=n), scale)
 
     def density():
         return laplace_density(epsilon, 1.0, note="released on a 2^-16 b grid, clamped to 2^24 b (mechanisms._grid)")
@@ -125,7 +125,7 @@ def laplace_sum(epsilon: float = 1.0, lower: float = -1.0, upper: float = 2.0) -
         return clamped_sum(data, lo, hi)
 
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        return snap_to_grid(float(query(data)) + rng.laplace(0.0, scale, size=n), scale)
+        return released(float(query(data)), rng.laplace(0.0, scale, size=n), scale)
 
     def density():
         return laplace_density(epsilon, sensitivity, note=f"Delta = max(|{lo:g}|, |{hi:g}|); {_GRID_NOTE}")
@@ -171,7 +171,7 @@ def laplace_mean(epsilon: float = 1.0, lower: float = 0.0, upper: float = 1.0, s
         return clamped_sum(data, lo, hi) / size
 
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        return snap_to_grid(float(query(data)) + rng.laplace(0.0, scale, size=n), scale)
+        return released(float(query(data)), rng.laplace(0.0, scale, size=n), scale)
 
     def density():
         return laplace_density(epsilon, sensitivity, note=f"Delta = (upper - lower)/n with n = {size}; {_GRID_NOTE}")
@@ -241,7 +241,7 @@ def laplace_vector(epsilon: float = 1.0, bins: int = 4) -> Mechanism:
         return histogram(data, bins)
 
     def sample(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        return snap_to_grid(query(data) + rng.laplace(0.0, scale, size=(n, bins)), scale)
+        return released(query(data), rng.laplace(0.0, scale, size=(n, bins)), scale)
 
     def density():
         return laplace_vector_density(epsilon, 1.0, bins, note=f"each coordinate: {_GRID_NOTE}")
