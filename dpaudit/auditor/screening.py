@@ -245,10 +245,10 @@ def _search_stage(
         fresh = min(whole, -(-fresh // draws.chunk_rows) * draws.chunk_rows)
     with draws.stage(times, "search"):
         # Each side's rows: the screening's, then the search's own, copied once into room for all of them.
-        pooled = pools.get(winner, [[], []])
-        side_a, side_b = (_GrowingRows(sum(len(part) for part in pooled[0]) + whole, draws.width) for _ in range(2))
-        side_a.extend(pooled[0])
-        side_b.extend(pooled[1])
+        pooled = [pool.rows for pool in pools[winner]] if winner in pools else [np.empty((0, draws.width))] * 2
+        side_a, side_b = (_GrowingRows(len(pooled[0]) + whole, draws.width) for _ in range(2))
+        side_a.extend(pooled[:1])
+        side_b.extend(pooled[1:])
         draws.fill([((0, 1, 0), a, fresh), ((0, 1, 1), b, fresh)], [side_a.reserve(fresh), side_b.reserve(fresh)])
         on_winner = context((a, b), False)
         families = _enabled(on_winner)
@@ -356,10 +356,10 @@ def _screen(
     n_search: int,
     rescore: Scorer,
     context: Callable[[tuple[Any, Any], bool], SearchContext],
-) -> tuple[int, dict[int, list[list[np.ndarray]]], int, tuple[tuple[int, ...], ...]]:
+) -> tuple[int, dict[int, tuple[_GrowingRows, _GrowingRows]], int, tuple[tuple[int, ...], ...]]:
     """Successive halving over ``pairs`` on half the search budget (module docstring): the winner's index, every
-    screened pair's draws (a list of chunks per side), the draws spent per side and the survivors of each round."""
-    pools: dict[int, list[list[np.ndarray]]] = {}
+    screened pair's draws (each side's rows), the draws spent per side and the survivors of each round."""
+    pools: dict[int, tuple[_GrowingRows, _GrowingRows]] = {}
     survivors = list(range(len(pairs)))
     spent = 0
     rounds: list[tuple[int, ...]] = []
@@ -367,16 +367,18 @@ def _screen(
         return survivors[0], pools, spent, ()
     budget = n_search // 2
     total_rounds = math.ceil(math.log2(len(pairs)))
+    # Room for every round's rows of a pair that survives them all (the survivors halve each round).
+    alive = [len(pairs)]
+    for _ in range(total_rounds - 1):
+        alive.append(math.ceil(alive[-1] / 2))
+    room = sum(max(MIN_SCREEN, budget // (total_rounds * count)) for count in alive)
     for r in range(total_rounds):
         share = max(MIN_SCREEN, budget // (total_rounds * len(survivors)))
-        for i in survivors:
-            a, b = pairs[i]
-            pool = pools.setdefault(i, [[], []])
-            new_a, new_b = draws.rows_many([((0, 0, r, i, 0), a, share), ((0, 0, r, i, 1), b, share)])
-            pool[0].append(new_a)
-            pool[1].append(new_b)
-
-        rows = {i: (np.concatenate(pools[i][0]), np.concatenate(pools[i][1])) for i in survivors}
+        for i in survivors:  # each pair's rows grow in place; the round's draws go to the executor at once
+            pools.setdefault(i, (_GrowingRows(room, draws.width), _GrowingRows(room, draws.width)))
+        draws.fill([((0, 0, r, i, side), pairs[i][side], share) for i in survivors for side in (0, 1)],
+                   [pools[i][side].reserve(share) for i in survivors for side in (0, 1)])
+        rows = {i: (pools[i][0].rows, pools[i][1].rows) for i in survivors}
         # Every search of every pair at once on the threads (each pair's parts in their order).
         running = {i: [threads.submit(part) for part in _screening_parts(*rows[i], context(pairs[i], True))]
                    for i in survivors}
