@@ -245,10 +245,11 @@ def _search_stage(
         fresh = min(whole, -(-fresh // draws.chunk_rows) * draws.chunk_rows)
     with draws.stage(times, "search"):
         # Each side's rows: the screening's, then the search's own, copied once into room for all of them.
-        pooled = [pool.rows for pool in pools[winner]] if winner in pools else [np.empty((0, draws.width))] * 2
-        side_a, side_b = (_GrowingRows(len(pooled[0]) + whole, draws.width) for _ in range(2))
-        side_a.extend(pooled[:1])
-        side_b.extend(pooled[1:])
+        screened = pools.get(winner, ())
+        room = whole + (screened[0].size if screened else 0)
+        side_a, side_b = (_GrowingRows(room, draws.width) for _ in range(2))
+        for side, pool in zip((side_a, side_b), screened):
+            side.extend([pool.rows])
         draws.fill([((0, 1, 0), a, fresh), ((0, 1, 1), b, fresh)], [side_a.reserve(fresh), side_b.reserve(fresh)])
         on_winner = context((a, b), False)
         families = _enabled(on_winner)

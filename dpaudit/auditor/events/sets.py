@@ -301,9 +301,13 @@ class BinSet:
             index = bin_index(self.edges, _values(self.feature, rows, known))
             if known is not None:
                 known[binned] = index
-        chosen = np.zeros(len(self.edges) + 1, dtype=bool)  # bin i of 0..len(edges) is chosen
+        return self.chosen()[index]
+
+    def chosen(self) -> np.ndarray:
+        """Whether each bin i of 0..len(edges) is in the set."""
+        chosen = np.zeros(len(self.edges) + 1, dtype=bool)
         chosen[np.asarray(self.bins, dtype=np.intp)] = True
-        return chosen[index]
+        return chosen
 
     def _bin_text(self, i: int) -> str:
         lo = _num(self.edges[i - 1]) if i > 0 else "-inf"
@@ -465,9 +469,7 @@ def _sorted_count(event: Threshold | Interval | BinSet, ordered: np.ndarray) -> 
     if isinstance(event, Interval):
         return max(0, int(np.searchsorted(ordered, event.hi, side="right") - np.searchsorted(ordered, event.lo, side="right")))
     per_bin = np.diff(np.r_[0, np.searchsorted(ordered, np.asarray(event.edges), side="right"), ordered.size])
-    chosen = np.zeros(len(event.edges) + 1, dtype=bool)  # as in BinSet.contains
-    chosen[np.asarray(event.bins, dtype=np.intp)] = True
-    return int(per_bin[chosen].sum())
+    return int(per_bin[event.chosen()].sum())
 
 
 def _feature_from_dict(spec: dict[str, Any]) -> Feature:

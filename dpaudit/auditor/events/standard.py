@@ -154,13 +154,6 @@ def _best_of(groups: list[_Group], score: Scorer, keep: int = 1) -> list[Scored]
     return found
 
 
-def _best(
-    family: str, make: Callable[[int], Event], ka, kb, na: int, nb: int, score: Scorer, keep: int = 1
-) -> list[Scored]:
-    """The ``keep`` best events of one family in each direction (objectives above -inf)."""
-    return _best_of(_group(family, make, ka, kb, na, nb), score, keep)
-
-
 PARALLEL_SORT_VALUES = 1 << 18
 """From this many values on, :meth:`_Sorted.of` sorts the union on a thread of its own beside the sides."""
 

@@ -243,7 +243,7 @@ def candidate_centres(outputs: Any, max_denominator: int = MAX_DENOMINATOR) -> t
 def hit_counts(outputs: Any, events: list[LatticeEvent]) -> list[int]:
     """``count_nonzero(event.contains(outputs))`` for every event, each family computed in one pass.
 
-    Grids: the lowest set powers, sorted once, answer every ``NotMultipleOf`` by a binary search;
+    Grids: the lowest set powers, sorted once, answer every ``NotMultipleOf`` (one binary search for them all);
     significand patterns up to 4 bits: one histogram of the last 4 bits; exponents: one histogram.
     Other events fall back to ``contains`` (``tests/auditor/events/leaks/test_lattice.py`` checks the equality).
     """
@@ -252,23 +252,21 @@ def hit_counts(outputs: Any, events: list[LatticeEvent]) -> list[int]:
     last_bits = np.bincount((np.ascontiguousarray(y).view(np.uint64) & np.uint64(15)).astype(np.int64), minlength=16)
     exponents, exponent_counts = np.unique(np.frexp(y)[1], return_counts=True)
     by_exponent = dict(zip(exponents.tolist(), exponent_counts.tolist()))
-    grids = [i for i, event in enumerate(events) if isinstance(event, NotMultipleOf)]
-    below = np.searchsorted(powers, [events[i].power for i in grids], side="left").tolist()
-    counts: list[int] = [0] * len(events)
-    for i, hits in zip(grids, below):
-        counts[i] = int(hits)
+    grids = [event.power for event in events if isinstance(event, NotMultipleOf)]
+    below = iter(np.searchsorted(powers, grids, side="left").tolist())  # the grids' counts, in their order
     # The hits of every pattern of the last w bits, w = 1..4: the 4-bit histogram summed over the bits above w.
     patterns = {width: np.bincount(np.arange(16) & ((1 << width) - 1), weights=last_bits, minlength=1 << width)
                 for width in range(1, 5)}
-    for i, event in enumerate(events):
+    counts = []
+    for event in events:
         if isinstance(event, NotMultipleOf):
-            continue
-        if isinstance(event, MantissaLowBits) and event.width <= 4:
-            counts[i] = int(patterns[event.width][event.pattern])
+            counts.append(int(next(below)))
+        elif isinstance(event, MantissaLowBits) and event.width <= 4:
+            counts.append(int(patterns[event.width][event.pattern]))
         elif isinstance(event, ExponentIs):
-            counts[i] = int(by_exponent.get(event.exponent, 0))
+            counts.append(int(by_exponent.get(event.exponent, 0)))
         else:
-            counts[i] = int(np.count_nonzero(event.contains(y)))
+            counts.append(int(np.count_nonzero(event.contains(y))))
     return counts
 
 
