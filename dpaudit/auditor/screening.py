@@ -35,6 +35,20 @@ witness, mass 0.9 % and loss 0.175, beside an event of mass 9 % and loss 0.107 o
 rows per side, two standard errors of the difference are about 0.08 and the gain in expected bound
 about 0.04), so it would only cost time.
 
+Nor does a plug-in choice among the strict ranking's first events pay (measured on DP-Sniper's rows at
+10^6 per side, pair found by the audit, seeds 1-5, against the strict winner's median): ranking the
+first 8 distinct events by ``rescore`` on their search counts moved sparse vector Alg. 4 from 0.137 to
+0.157 only by the luck of near-ties, and sent Lyu et al.'s SVT3 at seed 1 from 0.107 to 0.006 (a
+tail threshold whose few search hits looked like a ratio of 3); each family's first event ranked by
+``rescore`` on its own held-out counts gave Alg. 4 0.131 and lowered 9 of the 114 catalogue
+fingerprints (``laplace@2`` 0.951 -> 0.893, verdicts unchanged); with the counts shrunk as in
+:mod:`.targeting` the first 8 kept Alg. 4's strict winners (Clopper-Pearson ends at 0.84 or 0.975),
+and at 0.84 still took SVT3's tail threshold.  The budget is the reason: at Alg. 4's x-shaped pair
+{output[5] > 0} (P = 0.0184 / 0.0156) would verify at 0.141 at 10^6 against 0.131 for {sum of
+coordinates in (-4, -1]} (0.0454 / 0.0392), but the strict score prefers it only from about 2 x 10^6
+search rows on (0.070 against 0.087 at 5 x 10^5), and a plug-in estimate of the difference on
+5 x 10^5 rows has a standard error (about 0.015) above the gain (0.009).
+
 Everything here only *chooses*; the reported bound is computed on fresh verification samples, so the
 choice cannot bias it (the audit's validity does not depend on how pairs and events are chosen).
 """
