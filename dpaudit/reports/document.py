@@ -15,7 +15,7 @@ from .._codec import to_json
 from ..errors import DPAuditError
 from .model import KIND, SCHEMA_VERSION, claim_equations, environment, outcome
 
-__all__ = ["STAGE_ERRORS", "assemble", "density_section", "plots_section"]
+__all__ = ["STAGE_ERRORS", "assemble", "density_section", "plots_section", "unit_of_privacy"]
 
 # What a failing stage may raise and still leave a report (recorded in its section, not raised).
 STAGE_ERRORS = (DPAuditError, ArithmeticError, ValueError, TypeError, NotImplementedError, RuntimeError)
@@ -42,6 +42,18 @@ def density_section(mechanism: Any) -> dict[str, Any] | None:
         "parameters": {str(k): str(v) for k, v in density.instance.items()},
         "note": density.note,
     }
+
+
+def unit_of_privacy(mechanism: Any, audited: dict[str, Any] | None) -> dict[str, Any]:
+    """The relation the claim was audited under, as the audit records it (``audited``: the audit's
+    ``as_dict()``): the relation given to the audit, inferred from its pair or the mechanism's own, with
+    the audit's statement of it; a pair audited as given keeps the mechanism's relation and says so.
+    Without an audit, or when it used the mechanism's own relation, that relation as the mechanism states it."""
+    used = (audited or {}).get("neighbours")
+    own = mechanism.neighbours.as_dict()
+    if not used or used.get("source") == "mechanism":
+        return {**own, "description": str(mechanism.neighbours)}
+    return {**(used["relation"] or own), "description": used["statement"]}
 
 
 def plots_section(mechanism: Any, audit: dict[str, Any] | None, plots: bool, plot_samples: int,
@@ -81,7 +93,7 @@ def assemble(
         "title": f"Privacy audit of {mechanism.name}",
         "mechanism": mechanism.as_dict(),
         "claim": {**claim.as_dict(), "statement": str(claim), "equations": claim_equations(claim.kind)},
-        "unit_of_privacy": {**mechanism.neighbours.as_dict(), "description": str(mechanism.neighbours)},
+        "unit_of_privacy": unit_of_privacy(mechanism, audit.get("result")),
         "density": density_section(mechanism),
         "proof": proof,
         "audit": audit,

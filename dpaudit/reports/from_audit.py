@@ -88,11 +88,8 @@ def report_from_audit(
         "elapsed_s": round(result.elapsed_s + time.perf_counter() - started, 3),
         "reproduce": reproduce if reproduce is not None else result.reproduce(),
     }
-    document = assemble(mechanism, proof=section("skipped", None, proof_note), audit=section("done", audit_dict),
-                        implementation=implementation, plots=figures, settings=settings, env=env)
-    if result.neighbours is not None and result.neighbours.source == "unchecked":  # a pair audited as given
-        document["unit_of_privacy"]["description"] = result.neighbours.statement
-    return document
+    return assemble(mechanism, proof=section("skipped", None, proof_note), audit=section("done", audit_dict),
+                    implementation=implementation, plots=figures, settings=settings, env=env)
 
 
 def _audited_relation(recorded: dict[str, Any], given: Any, own: NeighbourRelation) -> NeighbourRelation:

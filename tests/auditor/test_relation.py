@@ -143,3 +143,15 @@ def test_the_relation_travels_to_json_and_the_report():
     unchecked = dpaudit.audit(f, epsilon=1.0, pair=([1, 0], [1, 1, 1]), seed=12, **BUDGET)
     html = render(report_from_audit(unchecked, f, plots=False), "html")
     assert "pair given, relation unchecked" in html
+
+
+def test_a_report_built_on_a_plain_function_states_the_relation_its_audit_used():
+    """``dpaudit report file.py:f --a ... --b ...``: the unit of privacy is the one the audit inferred from the
+    pair (add/remove), not the query-distance default of a function that declares none."""
+    from dpaudit.reports import build_report, render
+
+    document = build_report(f, epsilon=1.0, pair=([1, 0, 1], [1, 0, 1, 1]), seed=11, samples=20_000,
+                            confidence=CONFIDENCE, plots=False, checks=False, executor="in-process")
+    assert document["unit_of_privacy"]["relation"] == "add-remove"
+    assert document["unit_of_privacy"]["description"] == document["audit"]["result"]["neighbours"]["statement"]
+    assert "| unit of privacy | add/remove one record (inferred from the pair" in render(document, "markdown")

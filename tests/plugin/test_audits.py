@@ -212,8 +212,8 @@ def test_bad(dp):
 
     jsonschema = pytest.importorskip("jsonschema")
     jsonschema.Draft202012Validator(load_schema()).validate(document)
-    assert document["unit_of_privacy"] == {"relation": "change-one-record-by-1",
-                                           "description": "change one record by at most 1"}
+    assert document["unit_of_privacy"] == {"relation": "change-one-record-by-1",  # the audit's, as it used it
+                                           "description": "change one record by at most 1 (given)"}
 
 
 def _summary_rows(result) -> list[str]:
