@@ -1,13 +1,15 @@
 """An :class:`~.result.AuditResult` in lines a person reads: the CLI's output and ``str(result)``.
 
 One presenter for every shell: ``dpaudit audit`` prints :func:`result_lines`, ``print(result)`` shows
-:func:`summary` (the same lines, each cut to a screen width, findings and notes counted beyond the first
-few), and :meth:`.result.AuditResult.reproduce` is the command that reruns the audit.
+:func:`summary` (the same lines, each cut to a screen width but the reason, wrapped, and the rerun,
+findings and notes counted beyond the first few), and :meth:`.result.AuditResult.reproduce` says what
+reruns the audit.
 """
 
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Any
 
 __all__ = ["curve_lines", "result_lines", "summary"]
@@ -16,6 +18,10 @@ SUMMARY_WIDTH = 160
 """The longest line ``str(result)`` shows; a longer one is cut (the fields hold the whole text)."""
 SUMMARY_LISTED = 2
 """How many notes and findings ``str(result)`` shows before it counts the rest."""
+WRAPPED = "  reason  :"
+"""The line ``str(result)`` wraps instead of cutting: the verdict's reason, whose advice comes last."""
+WHOLE = "  reproduce:"
+"""The line ``str(result)`` neither cuts nor wraps: the rerun, to be copied whole."""
 SUMMARY_LIMIT = 2000
 """The most characters ``str(result)`` ever has: lines past it are left out, and the last line says so."""
 
@@ -117,11 +123,18 @@ def curve_lines(curve: Any) -> list[str]:
 
 
 def summary(result: Any) -> str:
-    """``str(result)``: the CLI's lines, each cut to ``SUMMARY_WIDTH`` characters, with the first
-    ``SUMMARY_LISTED`` notes and findings shown and the others counted (``result.notes``,
+    """``str(result)``: the CLI's lines, each cut to ``SUMMARY_WIDTH`` characters (the reason wrapped, the rerun
+    whole), with the first ``SUMMARY_LISTED`` notes and findings shown and the others counted (``result.notes``,
     ``result.findings`` hold them all); never more than ``SUMMARY_LIMIT`` characters."""
-    lines = [line if len(line) <= SUMMARY_WIDTH else line[: SUMMARY_WIDTH - 3] + "..."
-             for line in result_lines(result, result.reproduce(), SUMMARY_LISTED)]
+    lines = []
+    for line in result_lines(result, result.reproduce(), SUMMARY_LISTED):
+        if line.startswith(WRAPPED):
+            lines += textwrap.wrap(line, SUMMARY_WIDTH, subsequent_indent=" " * len(WRAPPED), break_long_words=False,
+                                   break_on_hyphens=False)
+        elif line.startswith(WHOLE) or len(line) <= SUMMARY_WIDTH:
+            lines.append(line)
+        else:
+            lines.append(line[: SUMMARY_WIDTH - 3] + "...")
     closing = "  (more in the result's fields: result.as_dict() has them all)"
     shown, size = [], len(closing)
     for line in lines:

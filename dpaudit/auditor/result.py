@@ -236,11 +236,21 @@ class AuditResult:
         return self.mechanism_s / draws if draws else None
 
     def reproduce(self) -> str:
-        """The command line that reruns this audit (saying so when the mechanism's own randomness defeats the seed)."""
-        text = f"dpaudit audit {self.target} --seed {self.seed} --samples {self.samples} --confidence {self.confidence:g}"
-        if self.verdict_confidence is not None and self.verdict_confidence != self.confidence:
-            text += f" --verdict-confidence {self.verdict_confidence:g}"
-        return text + not_reproducible_suffix(self)
+        """What reruns this audit (saying so when the mechanism's own randomness defeats the seed): for a
+        catalogue mechanism the command line; for a mechanism of the user's own (a function, a Mechanism
+        object), which the result names but cannot load, the same call with the seed and sizes it ran at."""
+        from ..mechanisms.registry import names
+
+        verdict = (f" --verdict-confidence {self.verdict_confidence:g}"
+                   if self.verdict_confidence is not None and self.verdict_confidence != self.confidence else "")
+        options = f"--seed {self.seed} --samples {self.samples} --confidence {self.confidence:g}{verdict}"
+        if self.target in names():
+            return f"dpaudit audit {self.target} {options}" + not_reproducible_suffix(self)
+        keywords = f"seed={self.seed}, samples={self.samples}, confidence={self.confidence:g}" + (
+            f", verdict_confidence={self.verdict_confidence:g}" if verdict else "")
+        return (f"dpaudit.audit({self.target}, ...) with the same arguments and {keywords} (on the command line: "
+                f"dpaudit audit FILE.py:{self.target} with the same options and {options})"
+                + not_reproducible_suffix(self))
 
     def point_claim(self) -> Claim:
         """The (epsilon, delta) claim the verification stage worked at: ``claim`` itself, or for a curve

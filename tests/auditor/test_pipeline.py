@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import itertools
 import math
 from dataclasses import fields
 from pathlib import Path
@@ -204,8 +205,26 @@ def test_str_of_a_result_is_the_clis_report_in_short(laplace_result):
     assert f"reproduce: {laplace_result.reproduce()}" in text
     printed = CliRunner().invoke(main, ["audit", "laplace", "--samples", "2000", "--seed", "1",
                                         "--executor", "in-process"]).output.splitlines()
-    same = [line for line in text.splitlines() if not line.startswith(("  time", "  stages", "  reproduce", "  run"))]
+    lines = text.splitlines()
+    same = [line for line in lines
+            if not line.startswith(("  time", "  stages", "  reproduce", "  run", "  reason", " " * 11))]
     assert all(line in printed for line in same if not line.endswith("..."))
+    # the reason is wrapped, never cut: its lines joined are the CLI's line
+    at = next(i for i, line in enumerate(lines) if line.startswith("  reason  :"))
+    wrapped = [lines[at]] + list(itertools.takewhile(lambda line: line.startswith(" " * 11), lines[at + 1:]))
+    assert " ".join(line.strip() if i else line for i, line in enumerate(wrapped)) in printed
+
+
+def test_str_of_a_result_keeps_the_whole_reason_and_a_rerun_for_a_function_of_ones_own(laplace_result):
+    from dataclasses import replace
+
+    advice = "the verified bound is 0 at the verdict's confidence 0.999 " + "and more words " * 20 + "; increase samples"
+    own = replace(laplace_result, target="noisy_count", reason=advice)
+    text = str(own)
+    assert " ".join(advice.split()) in " ".join(text.split())  # all of it, wrapped
+    assert own.reproduce().startswith("dpaudit.audit(noisy_count, ...) with the same arguments and seed=")
+    assert "dpaudit audit FILE.py:noisy_count" in own.reproduce() and f"reproduce: {own.reproduce()}" in text
+    assert laplace_result.reproduce().startswith("dpaudit audit laplace --seed ")  # a catalogue name: the command
 
 
 def test_str_of_a_result_stays_short_however_much_it_holds(laplace_result):
