@@ -48,7 +48,7 @@ def result_lines(result: Any, reproduction: str, listed: int | None = None) -> l
         lines.append(f"  neighbours: {result.neighbours.statement}")
     lines.append(
         f"  hits    : {result.hits[0]} / {result.sample_sizes[0]} under a, {result.hits[1]} / {result.sample_sizes[1]} "
-        f"under b ({result.samples} verification + {result.search_samples} search samples per side)"
+        f"under b ({result.samples} verification + {result.search_samples} search samples per side{_drawn(result)})"
     )
     lines.append(f"  reason  : {result.reason}")
     if result.curve is not None:
@@ -63,6 +63,14 @@ def result_lines(result: Any, reproduction: str, listed: int | None = None) -> l
         lines.append(f"  reproducible: no -- {result.reproducibility}")
     lines.append(f"  reproduce: {reproduction}")
     return lines
+
+
+def _drawn(result: Any) -> str:
+    """How the verification's sample sizes were drawn: Poisson-sized around the samples used (the joint
+    ratio test is exact on Poisson sizes, :mod:`.sequential`), the planned samples or fewer when the audit
+    stopped early."""
+    used = result.stopping.samples_used if result.stopping is not None else result.samples
+    return f"; sizes Poisson around {used}" + ("" if used == result.samples else " (stopped early)")
 
 
 def _listed(kind: str, lines: list[str], listed: int | None) -> list[str]:

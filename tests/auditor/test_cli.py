@@ -148,7 +148,7 @@ def test_float_leak_finding_is_printed():
     result = run("laplace-numpy", "--a", "[]", "--b", "[1]", "--samples", "20000", "--search-samples", "2000",
                  "--seed", "1")
     assert result.exit_code == 1, result.output
-    assert "(20000 verification + 2000 search samples per side)" in result.output
+    assert "(20000 verification + 2000 search samples per side; sizes Poisson around 20000)" in result.output
     assert "--search-samples 2000" in result.output
     assert "finding : [float-support]" in result.output or "finding : [lattice]" in result.output
     assert "infinite privacy loss" in result.output
