@@ -300,3 +300,11 @@ def test_a_findings_json_is_unchanged_and_reads_back(laplace_result):
     assert finding_from_dict(sensitivity).as_dict() == sensitivity
     assert isinstance(finding_from_dict(sensitivity), SensitivityFinding)
     assert "witness" not in LeakEventFinding.from_dict({**document, "witness": None}).as_dict()  # left out, as before
+
+
+def test_the_hits_line_says_how_the_verification_sizes_were_drawn():
+    """Poisson sizes around the samples used (a violation stops early), so 1212 out of '20000 per side' reads right."""
+    flagged = dpaudit.audit("laplace-scale-epsilon", samples=20_000, seed=1, executor="in-process")
+    used = flagged.stopping.samples_used
+    hits = next(line for line in str(flagged).splitlines() if line.startswith("  hits"))
+    assert used < 20_000 and hits.endswith(f"search samples per side; sizes Poisson around {used} (stopped early))")
