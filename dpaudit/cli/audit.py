@@ -280,7 +280,8 @@ def audit(target: str, **given: Any) -> None:
         else:
             evidence = recall_audit(config, EvidenceStore(given["store"]), RunStamp.now(), fresh=given["fresh"])
     except MechanismError as exc:
-        raise MechanismError(f"{exc}{inputs_note(config.pair, config.data)} (rerun with --seed {config.seed})") from exc
+        raise MechanismError(f"{exc}{inputs_note(config.pair, config.data)} (rerun with --seed {config.seed}; "
+                             "--debug shows the mechanism's traceback)") from exc
     except ExecutorLost as exc:  # one line (the error guard): the fault, what is kept, the command that resumes
         raise ExecutorLost(f"{exc}: {_resume(target, config, given, exc.checkpoint)}", exc.checkpoint) from exc
     except TimeLimitExceeded as exc:  # no look was complete: no verdict, which is not bad input either

@@ -122,6 +122,8 @@ def test_unknown_name_and_dataset_not_neighbouring():
 
 
 def test_debug_shows_the_exception(targets):
+    told = run(f"{targets}:raises", "--epsilon", "1", "--samples", "1000", "--seed", "1")
+    assert "--debug shows the mechanism's traceback" in told.output  # the one line says how to see it
     result = run(f"{targets}:raises", "--epsilon", "1", "--samples", "1000", "--seed", "1", "--debug")
     assert result.exit_code != 0 and result.exception is not None
     assert not isinstance(result.exception, SystemExit)
