@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 import inspect
@@ -74,7 +75,9 @@ def load_attribute(target: str) -> Any:
         try:
             value = getattr(value, part)
         except AttributeError:
-            raise UnknownMechanism(f"target={target!r}: {module_part!r} has no attribute {attr!r}") from None
+            close = difflib.get_close_matches(part, [name for name in dir(value) if not name.startswith("_")], n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise UnknownMechanism(f"target={target!r}: {module_part!r} has no attribute {attr!r}{hint}") from None
     return value
 
 

@@ -104,6 +104,7 @@ def test_seed_is_drawn_and_printed_when_absent():
         ("good", ["--epsilon", "1", "--a", "[1, 2", "--b", "[1]"], "not valid JSON"),
         ("good", ["--epsilon", "1", "--a", "0"], "--a and --b must be given together"),
         ("missing", ["--epsilon", "1"], "has no attribute"),
+        ("leeky", ["--epsilon", "1"], "has no attribute 'leeky'; did you mean leaky?"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(targets, attr, args, words):
