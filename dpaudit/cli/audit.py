@@ -185,7 +185,7 @@ def _bracket_lines(result: Any, certificate: Any, why: str) -> list[str]:
     "--neighbours",
     default=None,
     metavar="RELATION",
-    help="Neighbour relation: add-remove, replace, local, query-distance[:DELTA[:NORM]] or canary:RECORD (a JSON record; default: the "
+    help="Neighbour relation: add-remove, replace, local, query-distance[:SENSITIVITY[:NORM]] or canary:RECORD (a JSON record; default: the "
     "mechanism's; for a plain function, what --a/--b show, else add-remove with --data, else query-distance).",
 )
 @click.option(

@@ -150,7 +150,7 @@ def _all(output: Path, options: dict[str, Any], jobs: int | None, as_json: bool)
 @click.option("--data", "data_json", default=None, metavar="JSON",
               help="Example dataset (JSON array) the pair search starts from when --a/--b are absent.")
 @click.option("--neighbours", default=None, metavar="RELATION",
-              help="Neighbour relation: add-remove, replace, local, query-distance[:DELTA[:NORM]] or canary:RECORD (as for audit).")
+              help="Neighbour relation: add-remove, replace, local, query-distance[:SENSITIVITY[:NORM]] or canary:RECORD (as for audit).")
 @click.option("--samples", type=int, default=None,
               help="Verification samples per side (default 10^6, also with --all).")
 @click.option("--seed", type=int, default=None, help="Seed that reproduces the report (default: drawn; fixed with --all).")
