@@ -67,7 +67,8 @@ def _claim(doc: dict[str, Any]) -> list[str]:
     mechanism, claim, unit = doc["mechanism"], doc["claim"], doc["unit_of_privacy"]
     lines = ["## 1. Claim and unit of privacy", ""]
     lines += _table([
-        ("mechanism", f"{escape(mechanism['name'])} — {escape(mechanism['description'])}"),
+        ("mechanism", escape(mechanism["name"]) + (f" — {escape(mechanism['description'])}"
+                                                   if mechanism["description"] else "")),
         ("family", escape(mechanism["family"])),
         ("claim", f"{escape(claim['statement'])} ({escape(claim['kind'])}, ε = {_number(claim['epsilon'])}, "
                   f"δ = {_number(claim['delta'])})" if "epsilon" in claim and "delta" in claim  # curve claims state no point
