@@ -45,6 +45,11 @@ per side plus the search stage (``search_budget(N)``: N/2, up to 2 x 10^6).  Col
   the wall time beside the time numpy takes to draw as many outputs of the row's sampler
   (:func:`numpy_seconds`, timed on 10^6 outputs and scaled).
 
+* ``black-box-search``: the same at the smallest N with ``search_samples`` = ``SEARCH_FACTOR`` x N per side
+  (the default is N/2): what a larger search buys at 10^6, where the default search's strict score cannot
+  yet tell a witness of small mass from heavier events (:mod:`dpaudit.auditor.screening`).  Its cells give
+  the outputs drawn in all beside DP-Sniper's, as the black-box column's do.
+
 "DPS@N" / "StatDP@N" is what the peer's own event certifies at dpaudit's N per side: its published
 probabilities as median counts k = round(N p1), k' = round(N p2) (StatDP's swapped so that p1 >= p2,
 as DP-Sniper's verification of StatDP does), the Clopper-Pearson union bound at 0.90 (the peers' own
@@ -474,10 +479,11 @@ def exact_at(row: Row, pair: Any) -> float | None:
     return EXACT_ON_PATTERNS.get(row.name)
 
 
-def black_box_audit(row: Row, samples: int, seed: int) -> dpaudit.AuditResult:
-    """dpaudit given DP-Sniper's domain only (the module docstring's ``black-box`` column)."""
+def black_box_audit(row: Row, samples: int, seed: int, search_samples: int | None = None) -> dpaudit.AuditResult:
+    """dpaudit given DP-Sniper's domain only (the module docstring's ``black-box`` column; with
+    ``search_samples``, its ``black-box-search`` column)."""
     options = dict(samples=samples, seed=seed, confidence=CONFIDENCE, early_stopping=False, executor="in-process",
-                   checks=None, progress=False)
+                   checks=None, progress=False, search_samples=search_samples)
     if _local(row):
         mechanism = dpaudit.Mechanism.from_callable(row.sampler, claim=dpaudit.PureDP(black_box_claim(row)),
                                                     neighbours=row.neighbours, name=row.name, vectorised=True,
@@ -508,12 +514,16 @@ def peer_at(p1: float, p2: float, samples: int) -> float:
 
 # --- cells: one audit each, stored as it finishes ----------------------------------------------------
 
-COLUMNS = {  # column -> audit options ("black-box": black_box_audit)
+COLUMNS = {  # column -> audit options ("black-box", "black-box-search": black_box_audit)
     "off": {"checks": None, "learned": False},
     "on": {"checks": None, "learned": True},
     "float": {"checks": "default", "learned": True},
     "black-box": {},
+    "black-box-search": {},
 }
+BLACK_BOX = ("black-box", "black-box-search")
+SEARCH_FACTOR = 2
+"""The ``black-box-search`` column's search samples per side, as a multiple of N."""
 
 
 @dataclass(frozen=True)
@@ -560,8 +570,9 @@ def measure(cell: Cell) -> dict[str, Any]:
     warm_up()
     row = ROW_BY_NAME[cell.row]
     started = time.perf_counter()
-    if cell.column == "black-box":
-        result = black_box_audit(row, cell.samples, cell.seed)
+    if cell.column in BLACK_BOX:
+        result = black_box_audit(row, cell.samples, cell.seed,
+                                 SEARCH_FACTOR * cell.samples if cell.column == "black-box-search" else None)
     else:
         pair = row.pairs()[cell.pair]
         result = dpaudit.audit(
@@ -587,7 +598,7 @@ def measure(cell: Cell) -> dict[str, Any]:
         "dpaudit_version": dpaudit.__version__,
         "commit": _commit(),
     }
-    if cell.column == "black-box":
+    if cell.column in BLACK_BOX:
         draws = result.run.draws if result.run is not None else None
         record.update(pair=result.pair, exact=exact_at(row, result.pair), draws=draws,
                       numpy_seconds=None if draws is None else numpy_seconds(row, result.pair, draws))
@@ -619,7 +630,8 @@ def false_alarm(row: Row, record: dict[str, Any]) -> bool:
 def planned(rows: list[Row], sizes: list[int], seed: int, columns: tuple[str, ...] = ("on", "off", "float"),
             seeds: tuple[int, ...] = ()) -> list[Cell]:
     """Of ``columns``: ``on`` (both pairs) at every N, ``off`` and ``float`` at the smallest N,
-    ``black-box`` at every N below the peers' budget and every seed of ``seeds`` (default: ``seed``);
+    ``black-box`` at every N below the peers' budget and every seed of ``seeds`` (default: ``seed``),
+    ``black-box-search`` at the smallest N and every seed;
     N ascending, and at each N DP-Sniper's pairs of every row before StatDP's and the black-box audits
     (a run cut short has the first comparison complete)."""
     cells = []
@@ -630,6 +642,8 @@ def planned(rows: list[Row], sizes: list[int], seed: int, columns: tuple[str, ..
             cells += [Cell(row.name, "statdp", "on", n, seed) for row in rows if "statdp" in row.pairs()]
         if "black-box" in columns and n < PEER_SAMPLES:
             cells += [Cell(row.name, "domain", "black-box", n, s) for s in seeds or (seed,) for row in rows]
+        if "black-box-search" in columns and n == sizes[0]:
+            cells += [Cell(row.name, "domain", "black-box-search", n, s) for s in seeds or (seed,) for row in rows]
     return cells
 
 
@@ -849,13 +863,15 @@ def _millions(draws: float | None) -> str:
 def black_box_table(rows: list[Row], sizes: list[int],
                     seeds: tuple[int, ...]) -> tuple[list[str], list[dict[str, Any]]]:
     """The black-box column from the stored cells: per N the median bound over ``seeds`` (with the number
-    of seeds measured), its ratio to DPS@N, and at the largest N the pair chosen (first seed), the exact
+    of seeds measured), its ratio to DPS@N, the same for the ``black-box-search`` column at the smallest N
+    with the outputs it drew, and at the largest N the pair chosen (first seed), the exact
     epsilon there (RAPPOR) or over DP-Sniper's patterns, the ratio to the published DP-Sniper figure and
     the target (:func:`black_box_target`), outputs drawn against DP-Sniper's, wall time against numpy's."""
-    large = sizes[-1]
+    large, small = sizes[-1], sizes[0]
     header = ["mechanism", "private", "DP-Sniper"]
     for n in sizes:
         header += [f"black-box {_power(n)}", f"DPS@{_power(n)}", f"/DPS@{_power(n)}"]
+    header += [f"search {SEARCH_FACTOR}N: {_power(small)}", f"/DPS@{_power(small)}", "outputs drawn"]
     header += [f"pair chosen ({_power(large)})", "exact (pair / patterns)", f"/DP-Sniper ({_power(large)})",
                f"target ({_power(large)})",
                f"outputs drawn ({_power(large)})", "DP-Sniper's", f"time ({_power(large)})", "numpy's"]
@@ -871,6 +887,11 @@ def black_box_table(rows: list[Row], sizes: list[int],
             dps_n = peer_at(*row.dp_sniper_event, n)
             shown = _number(medians[n]) + (f" ({len(bounds_n)} seeds)" if len(bounds_n) > 1 else "")
             line += [shown, _number(dps_n), _ratio(medians[n], dps_n)]
+        searched = [r for seed in seeds if (r := Cell(row.name, "domain", "black-box-search", small, seed).stored())]
+        searched_median = float(np.median([r["bound"] for r in searched])) if searched else None
+        line += [_number(searched_median) + (f" ({len(searched)} seeds)" if len(searched) > 1 else ""),
+                 _ratio(searched_median, peer_at(*row.dp_sniper_event, small)),
+                 _millions(searched[0]["draws"] if searched else None)]
         at_large = [r for seed in seeds if (r := stored[(large, seed)])]
         first = at_large[0] if at_large else None
         exact = first["exact"] if first else None
@@ -883,7 +904,9 @@ def black_box_table(rows: list[Row], sizes: list[int],
                  _duration(first["numpy_seconds"] if first else None)]
         lines.append("| " + " | ".join(line) + " |")
         records.append({"mechanism": row.name, "medians": medians, "target": target,
-                        "cells": {f"{n}/seed{seed}": record for (n, seed), record in stored.items()}})
+                        "cells": {f"{n}/seed{seed}": record for (n, seed), record in stored.items()},
+                        "search": {"factor": SEARCH_FACTOR, "samples": small, "median": searched_median,
+                                   "cells": {f"{r['cell']['samples']}/seed{r['cell']['seed']}": r for r in searched}}})
     return lines, records
 
 
@@ -936,17 +959,17 @@ def main() -> None:
     if not args.report:
         kinds = {p.strip() for p in args.pairs.split(",") if p.strip()} or {"dp-sniper", "statdp"}
         cells = [cell for cell in planned(rows, sizes, args.seed, columns, seeds)
-                 if cell.column == "black-box" or cell.pair in kinds]
+                 if cell.column in BLACK_BOX or cell.pair in kinds]
         missing = [cell for cell in cells if args.rerun or cell.stored() is None]
         print(f"DP-Sniper and StatDP suites, eps = {EPSILON}, confidence {CONFIDENCE}, seed {args.seed}: "
               f"{len(missing)} of {len(cells)} audits to run ({len(cells) - len(missing)} stored in {CELLS})")
         run_cells(missing, args.jobs)
     records: list[dict[str, Any]] = []
     black_box: list[dict[str, Any]] = []
-    if set(columns) - {"black-box"}:
+    if set(columns) - set(BLACK_BOX):
         lines, records = table(rows, sizes, args.seed)
         print("\n" + "\n".join(lines))
-    if "black-box" in columns:
+    if set(columns) & set(BLACK_BOX):
         lines, black_box = black_box_table(rows, [n for n in sizes if n < PEER_SAMPLES], seeds)
         print("\nBlack-box (DP-Sniper's domain, no pair given):\n" + "\n".join(lines))
     alarms = [record["mechanism"] for record in records if record["false_alarms"]]

@@ -152,3 +152,13 @@ def test_the_first_answer_law_matches_the_rows_own_sampler():
             frequency = np.bincount(first, minlength=out.shape[1] + 1) / n
             p = suite.first_answer_probabilities(inputs, threshold)
             assert np.all(np.abs(frequency - p) <= 5 * np.sqrt(p * (1 - p) / n)), (name, inputs)
+
+
+def test_the_search_column_is_planned_at_the_smallest_n_and_searches_its_multiple_of_n():
+    rows = [suite.ROW_BY_NAME["LaplaceMechanism"], suite.ROW_BY_NAME["SVT1"]]
+    cells = suite.planned(rows, [10**6, 10**7], 1, ("black-box-search",), (1, 2))
+    assert {(c.row, c.column, c.samples, c.seed) for c in cells} == {
+        (row.name, "black-box-search", 10**6, seed) for row in rows for seed in (1, 2)}
+    result = suite.black_box_audit(rows[0], 2_000, 1, suite.SEARCH_FACTOR * 2_000)
+    assert result.search_samples == suite.SEARCH_FACTOR * 2_000
+    assert suite.black_box_audit(rows[0], 2_000, 1).search_samples == 2_000  # the default: min(N, the floor)
