@@ -153,6 +153,13 @@ class Settings:
         if cache is not None:
             cache.set("dpaudit/last-seed", self.seed)
 
+    def run_options(self) -> str:
+        """The run's options that change an audit, besides the seed, as a pytest command line gives them."""
+        options = [f"{SAMPLES_OPTION}={self.samples}"] if self.samples is not None else []
+        if self.confidence != DEFAULT_CONFIDENCE:
+            options.append(f"{CONFIDENCE_OPTION}={self.confidence:g}")
+        return " ".join(options)
+
 
 def _store_dir(config: pytest.Config, cache: Any) -> str | None:
     """The evidence store's folder: ``--dp-store DIR`` (created with its parents), else a folder of pytest's

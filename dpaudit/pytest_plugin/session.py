@@ -87,8 +87,9 @@ class DPSession:
             pytest.fail(f"dpaudit could not audit {_describe(target)}: {exc}", pytrace=False)
         result = evidence.result
         verdict = _verdict(result)
-        self._record(result, verdict, target, seed, randomness, neighbours, evidence)
-        reproduce = _reproduce_line(target, result, self._item.nodeid, self._settings.seed, randomness)
+        self._record(result, verdict, target, seed, randomness, neighbours, evidence, pair, data)
+        reproduce = _reproduce_line(target, result, self._item.nodeid, self._settings.seed, randomness,
+                                    pair=pair, data=data, run_options=self._settings.run_options())
         if verdict == "violation":
             self._remember_failure()
             pytest.fail(_violation_message(result, reproduce, evidence), pytrace=False)
@@ -245,7 +246,7 @@ class DPSession:
 
     def _record(
         self, result: Any, verdict: str, target: Any, seed: int, randomness: str | None = None, neighbours: Any = None,
-        evidence: Any = None,
+        evidence: Any = None, pair: tuple[Any, Any] | None = None, data: Any = None,
     ) -> None:
         document = result.as_dict()
         stored = getattr(evidence, "stored", None)
@@ -269,7 +270,8 @@ class DPSession:
             stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", self._item.nodeid)[-150:]
             suffix = f"-{self._calls - 1}" if self._calls > 1 else ""
             reproduce = " ".join(
-                _reproduce_line(target, result, self._item.nodeid, self._settings.seed, randomness).split()
+                _reproduce_line(target, result, self._item.nodeid, self._settings.seed, randomness,
+                                pair=pair, data=data, run_options=self._settings.run_options()).split()
             )
             report = report_from_audit(result, target, proof_note="not run by the pytest plugin", reproduce=reproduce,
                                        neighbours=neighbours)
@@ -341,11 +343,17 @@ def _bound_line(result: Any) -> str:
     return f"{text} (estimate); epsilon >= {decisive:.4g} at the verdict's confidence {result.verdict_confidence:g}"
 
 
-def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int, randomness: str | None = None) -> str:
-    """The ``dpaudit audit`` command that reruns exactly this audit, and the pytest line that does."""
+def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int, randomness: str | None = None, *,
+                    pair: tuple[Any, Any] | None = None, data: Any = None, run_options: str = "") -> str:
+    """The ``dpaudit audit`` command that reruns exactly this audit, and the pytest line that does.
+
+    ``pair`` / ``data`` are the call's own (the pair as given, not as the result orders it: each side draws
+    from its own stream; neither: the audit chose the pair, and so does the command); ``run_options`` the
+    run's options the pytest line needs besides the seed (``--dp-samples``, ``--dp-confidence``)."""
+    from .._codec import to_json
     from ..auditor import not_reproducible_suffix
 
-    pytest_line = f"pytest '{nodeid}' {SEED_OPTION}={run_seed}"
+    pytest_line = f"pytest '{nodeid}' {SEED_OPTION}={run_seed}" + (f" {run_options}" if run_options else "")
     spec = _target_spec(target)
     if spec is None:
         return pytest_line + not_reproducible_suffix(result)
@@ -361,8 +369,10 @@ def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int, random
         if relation.get("relation") not in RELATIONS:  # a relation of the user's own, which no option names
             return pytest_line + not_reproducible_suffix(result)
         parts.append(f"--neighbours {shlex.quote(relation_spec(relation_from_dict(relation)))}")
-    a, b = d["pair"]
-    parts += [f"--a '{json.dumps(a)}'", f"--b '{json.dumps(b)}'"]
+    if pair is not None:
+        parts += [f"--a {shlex.quote(json.dumps(to_json(pair[0])))}", f"--b {shlex.quote(json.dumps(to_json(pair[1])))}"]
+    elif data is not None:
+        parts.append(f"--data {shlex.quote(json.dumps(to_json(data)))}")
     randomness = randomness or getattr(target, "randomness", "generator")
     if ":" in spec and randomness != "generator":  # a wrapped plain function: how it is called is not in the file
         parts.append(f"--randomness {randomness}")

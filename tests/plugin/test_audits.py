@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
+import subprocess
+import sys
 
 import pytest
 
@@ -61,7 +64,14 @@ def test_marker_fails_a_broken_mechanism_with_the_evidence(pytester):
     assert "pair:        a=[" in out
     assert "neighbours:  add/remove one record (inferred from the pair: sizes 3 and 4, one record added)" in out
     assert re.search(r"reproduce:   dpaudit audit .*test_mech.py:bad --epsilon 1 --neighbours add-remove .*--seed \d+", out)
-    assert "--dp-seed=20260101" in out
+    assert "--dp-seed=20260101 --dp-samples=20000" in out
+    # the command reruns this very audit: the pair as given (each side draws from its own stream), the same bound
+    command = re.search(r"reproduce:   (dpaudit audit .*)", out).group(1)
+    assert "--a '[1, 0, 1]' --b '[1, 0, 1, 1]'" in command
+    rerun = subprocess.run([sys.executable, "-m", "dpaudit", *shlex.split(command)[1:], "--json"],
+                           capture_output=True, text=True, cwd=pytester.path)
+    assert rerun.returncode == 1, rerun.stderr
+    assert json.loads(rerun.stdout)["epsilon_lower_bound"] == pytest.approx(bound, rel=1e-3)  # printed to 4 digits
 
 
 def test_marker_takes_the_relation_by_name_and_an_example_dataset(pytester):
@@ -158,7 +168,8 @@ def test_report_directory_gets_a_json_and_an_html_report_per_audit(pytester):
     assert audit["samples"] == 20_000 and sorted(audit["pair"], key=len) == [[1, 0, 1], [1, 0, 1, 1]]  # either order
     assert document["proof"] == {"status": "skipped", "result": None, "note": "not run by the pytest plugin"}
     assert document["settings"]["seed"] == audit["seed"]
-    assert document["settings"]["reproduce"].endswith("or: pytest 'test_mech.py::test_good' --dp-seed=20260101")
+    assert document["settings"]["reproduce"].endswith(
+        "or: pytest 'test_mech.py::test_good' --dp-seed=20260101 --dp-samples=20000")  # the run's samples too
     assert {f["id"] for f in document["plots"]["figures"]} >= {"distributions", "bound-curve"}
     page = (out / "test_mech.py_test_good.html").read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "Privacy audit of good" in page
