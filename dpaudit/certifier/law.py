@@ -21,12 +21,16 @@ sets aside (an unsupported operation, the sampler raising) stays in the residual
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import heapq
+import math
+import signal
 import sys
+import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -241,6 +245,59 @@ class _NotSummarisable(Exception):
     pass
 
 
+class _OutOfTime(BaseException):
+    """The deadline passed inside the sampler's code (:class:`_Alarm`).  A ``BaseException``, as
+    ``KeyboardInterrupt`` is, so that the sampler's own ``except Exception`` does not swallow it."""
+
+
+class _Alarm:
+    """Stops the sampler's own code at the budget's deadline.
+
+    The enumeration checks the time between paths; a path whose code loops without drawing (``while
+    True: pass``) never returns to that check.  Where it can -- the main thread of a POSIX process, no
+    other interval timer armed (pytest-timeout's, say) -- this arms ``SIGALRM`` for the deadline and
+    every 50 ms after it; the handler raises :class:`_OutOfTime` only while the sampler's code runs
+    (:meth:`user_code`), and the enumeration stops there with "time limit": the path's mass stays in the
+    residual, as every path not finished does.  Elsewhere it does nothing (the time is checked between
+    paths only, as before).
+    """
+
+    REPEAT = 0.05
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.armed = False
+        self.inside = False
+        self.previous: Any = None
+
+    def __enter__(self) -> _Alarm:
+        if (math.isfinite(self.deadline) and hasattr(signal, "setitimer")
+                and threading.current_thread() is threading.main_thread()
+                and signal.getitimer(signal.ITIMER_REAL)[0] == 0):
+            self.previous = signal.signal(signal.SIGALRM, self._ring)
+            signal.setitimer(signal.ITIMER_REAL, max(self.deadline - time.monotonic(), 1e-3), self.REPEAT)
+            self.armed = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+            self.armed = False
+
+    def _ring(self, signum: int, frame: Any) -> None:
+        if self.inside:
+            raise _OutOfTime
+
+    @contextlib.contextmanager
+    def user_code(self) -> Iterator[None]:
+        self.inside = True
+        try:
+            yield
+        finally:
+            self.inside = False
+
+
 def enumerate_law(
     function: Callable[..., Any],
     args: tuple[Any, ...],
@@ -272,59 +329,66 @@ def enumerate_law(
 
     finish_by: int | None = None  # the path count at which the attempt to complete ends
     stopped_by = "complete"
-    while frontier:
-        if finish_by is None and paths >= next_check:
-            next_check = paths + max(64, paths // 4)
-            visits = _visits(transitions)
-            residual = 1 - sum(v * m for v, m in zip(visits, terminal_mass))
-            if residual <= budget.tolerance:
-                finish_by = paths + budget.finish_paths
-        if finish_by is not None and paths >= finish_by:
-            stopped_by = "tolerance"
-            break
-        if paths >= budget.max_paths or time.monotonic() > budget.deadline:
-            stopped_by = "path limit" if paths >= budget.max_paths else "time limit"
-            break
-        _, _, node, extra, q = heapq.heappop(frontier)
-        carrier, start = nodes.carriers[node]
-        nodes.current_weight = nodes.weights[node] * float(q)
-        run = Run(carrier + extra, start_point=start, nodes=nodes, observe_draws=observe_draws)
-        paths += 1
+    with _Alarm(budget.deadline) as alarm:
         try:
-            value = run.execute(function, args, finish)
-        except Branch as branch:
-            for option in branch.options:
-                probability = q * option.probability
-                counter += 1
-                heapq.heappush(frontier, (-nodes.weights[node] * float(probability), counter, node,
-                                          extra + (option,), probability))
-            for probability, reason in branch.abandoned:
-                set_aside[node][reason] += q * probability
-            continue
-        except Stop as stop:
-            target = nodes.index[stop.key]
-            if target >= len(transitions):  # a new node: its own exploration starts
-                grow()
-                counter += 1
-                heapq.heappush(frontier, (-nodes.weights[target], counter, target, (), Fraction(1)))
-            transitions[node][target] += q
-            continue
-        except _NotSummarisable:
-            raise
-        except Unsupported as error:
-            set_aside[node][str(error)] += q
-            continue
-        except Exception as error:  # the sampler's own code raised on this path
-            set_aside[node][f"the sampler raised {type(error).__name__}: {error}"] += q
-            continue
-        if helper:  # a summary's outcome carries the draws it made, counted only when they are observed
-            outcome: Hashable = (value, run.draw_count if observe_draws else 0)
-        else:
-            outcome = (value, run.draw_count) if observe_draws else value
-        terminals[node][outcome] += q
-        terminal_mass[node] += q
-        if outcome not in witnesses:
-            witnesses[outcome] = tuple(_described(d) for d in run.decisions if d.step != "rest")
+            while frontier:
+                if finish_by is None and paths >= next_check:
+                    next_check = paths + max(64, paths // 4)
+                    visits = _visits(transitions)
+                    residual = 1 - sum(v * m for v, m in zip(visits, terminal_mass))
+                    if residual <= budget.tolerance:
+                        finish_by = paths + budget.finish_paths
+                if finish_by is not None and paths >= finish_by:
+                    stopped_by = "tolerance"
+                    break
+                if paths >= budget.max_paths or time.monotonic() > budget.deadline:
+                    stopped_by = "path limit" if paths >= budget.max_paths else "time limit"
+                    break
+                _, _, node, extra, q = heapq.heappop(frontier)
+                carrier, start = nodes.carriers[node]
+                nodes.current_weight = nodes.weights[node] * float(q)
+                run = Run(carrier + extra, start_point=start, nodes=nodes, observe_draws=observe_draws)
+                paths += 1
+                try:
+                    with alarm.user_code():
+                        value = run.execute(function, args, finish)
+                except Branch as branch:
+                    for option in branch.options:
+                        probability = q * option.probability
+                        counter += 1
+                        heapq.heappush(frontier, (-nodes.weights[node] * float(probability), counter, node,
+                                                  extra + (option,), probability))
+                    for probability, reason in branch.abandoned:
+                        set_aside[node][reason] += q * probability
+                    continue
+                except Stop as stop:
+                    target = nodes.index[stop.key]
+                    if target >= len(transitions):  # a new node: its own exploration starts
+                        grow()
+                        counter += 1
+                        heapq.heappush(frontier, (-nodes.weights[target], counter, target, (), Fraction(1)))
+                    transitions[node][target] += q
+                    continue
+                except _NotSummarisable:
+                    raise
+                except Unsupported as error:
+                    set_aside[node][str(error)] += q
+                    continue
+                except Exception as error:  # the sampler's own code raised on this path
+                    set_aside[node][f"the sampler raised {type(error).__name__}: {error}"] += q
+                    continue
+                if helper:  # a summary's outcome carries the draws it made, counted only when they are observed
+                    outcome: Hashable = (value, run.draw_count if observe_draws else 0)
+                else:
+                    outcome = (value, run.draw_count) if observe_draws else value
+                terminals[node][outcome] += q
+                terminal_mass[node] += q
+                if outcome not in witnesses:
+                    witnesses[outcome] = tuple(_described(d) for d in run.decisions if d.step != "rest")
+        except _OutOfTime:  # the deadline passed inside the sampler's code (a loop that never draws)
+            if not alarm.armed:  # this enumeration's caller's alarm: its caller stops
+                raise
+            stopped_by = "time limit"
     grow()
     visits = _visits(transitions)
     outcomes: dict[Hashable, Fraction] = defaultdict(Fraction)

@@ -203,6 +203,27 @@ def test_mass_on_which_the_sampler_raises_stays_unexplored_never_certified():
     assert "RuntimeError: boom" in law_1.set_aside[0][1] and law_1.set_aside[0][0] >= 0.25
 
 
+def loops_without_drawing(x, rng):
+    if rng.randrange(2) == 0:
+        return x
+    while True:  # this path never draws again: no check between draws could stop it
+        try:
+            pass
+        except Exception:  # noqa: BLE001 - a sampler's own broad except must not swallow the time limit
+            pass
+
+
+def test_a_path_that_loops_without_drawing_is_stopped_at_the_time_limit():
+    import time
+
+    started = time.monotonic()
+    result = dpaudit.certify(loops_without_drawing, pair=(0, 1), epsilon=1.0, time_limit=0.5)
+    assert time.monotonic() - started < 5  # 0.5 s per input, and the rest of the work
+    assert result.verdict.value == "unknown"
+    for x, law in zip((0, 1), result.laws):  # the half that returned is exact; the looping half stays unexplored
+        assert law.stopped_by == "time limit" and law.residual == 0.5 and law.probability(x) == (0.5, 1.0)
+
+
 def test_a_sampler_that_is_not_deterministic_given_its_draws_is_detected():
     result = dpaudit.certify(global_counter, pair=(0, 1), epsilon=1.0, summarise=False)
     assert result.verdict.value == "unknown" and _one_line(result.reason)
