@@ -493,7 +493,14 @@ def _decide(request: _Request, delta_at_claim: tuple[float, float] | None,
                                    f"<= {claim.delta:g} on the pairs enumerated ({bracket}){rounding}")
     why = f"; set aside: {reasons[0]}" if reasons else ""
     stopped = {law.stopped_by for law, _, _ in laws.values()} - {"complete", "tolerance"}
-    if stopped:
+    # Every path followed to its end or to a node of a loop, no helper summarised (their own residuals are cut
+    # tails), nothing set aside: the mass left is exactly that of never leaving the loops reached.
+    endless = [(x, law.residual) for x, (law, summary_paths, _) in laws.items()
+               if law.stopped_by == "complete" and law.residual > 0 and not law.reasons and summary_paths == 0]
+    if endless:
+        hint = "; " + ", ".join(f"on input {x!r} the sampler never returns with probability {float(mass):.3g}"
+                                for x, mass in endless) + " (every path explored: a loop it cannot leave)"
+    elif stopped:
         hint = f"; the enumeration stopped at its {' and '.join(sorted(stopped))}"
     elif reasons:  # what was set aside is the cause: more paths would not follow it
         hint = ""

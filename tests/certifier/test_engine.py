@@ -224,6 +224,23 @@ def test_a_path_that_loops_without_drawing_is_stopped_at_the_time_limit():
         assert law.stopped_by == "time limit" and law.residual == 0.5 and law.probability(x) == (0.5, 1.0)
 
 
+def returns_half_the_time(x, rng):
+    if rng.random() < 0.5:
+        return x
+    while True:  # draws forever, never leaves: a loop of the merged chain with no exit
+        if rng.random() < 0.0:
+            return x
+
+
+def test_a_sampler_that_never_returns_is_told_so_with_the_probability():
+    result = dpaudit.certify(returns_half_the_time, pair=(0, 1), epsilon=1.0)
+    assert result.verdict.value == "unknown" and _one_line(result.reason)
+    assert "on input 0 the sampler never returns with probability 0.5" in result.reason
+    assert all(law.residual == 0.5 and law.stopped_by == "complete" for law in result.laws)
+    cut = dpaudit.certify("geometric", pair=((1, 0), (1, 0, 1)), epsilon=1.0)  # a helper's cut tail is not a loop
+    assert cut.verdict.value == "unknown" and "never returns" not in cut.reason
+
+
 def test_a_sampler_that_is_not_deterministic_given_its_draws_is_detected():
     result = dpaudit.certify(global_counter, pair=(0, 1), epsilon=1.0, summarise=False)
     assert result.verdict.value == "unknown" and _one_line(result.reason)
