@@ -71,7 +71,8 @@ class DPSession:
         from dpaudit.targets import is_plain_callable
 
         if epsilon is None and claim is None and is_plain_callable(target):
-            raise pytest.UsageError("epsilon= or claim= is required to audit a plain function")
+            pytest.fail(f"dpaudit: epsilon= or claim= is required to audit the plain function {_describe(target)}",
+                        pytrace=False)
         # The audit's options are this call's keywords, the run's settings filling the budget and the level.
         seed = self._next_seed()
         options["confidence"] = confidence if confidence is not None else self._settings.confidence

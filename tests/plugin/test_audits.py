@@ -126,9 +126,14 @@ def test_not_proved(dp):
 
 
 def test_test_returning_nothing_is_a_clear_error(pytester):
-    write(pytester, "\n@pytest.mark.dp(epsilon=1.0)\ndef test_none():\n    pass\n")
+    write(pytester, "\n@pytest.mark.dp(epsilon=1.0)\ndef test_none():\n    pass\n"
+                    "\ndef test_no_claim(dp):\n    dp.assert_private(good, pair=PAIR)\n")
     result = pytester.runpytest_subprocess(SAMPLES)
-    assert "must return or yield the mechanism to audit" in result.stdout.str() + result.stderr.str()
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
+    assert "must return or yield the mechanism to audit" in out
+    assert "epsilon= or claim= is required to audit the plain function good" in out
+    assert "pytest_plugin" not in out  # the message alone, not the plugin's traceback
 
 
 def test_skip_audits_skips_only_audits(pytester):
