@@ -494,10 +494,10 @@ class Summary:
             if row.get("verb", "audit") == "audit":
                 bound = row["epsilon_lower_bound"]
                 bound_text = bound if isinstance(bound, str) else f"{bound:.4g}"
-                tr.write_line(
-                    f"{row['verdict']:<12} eps >= {bound_text:<8} @ {row['confidence']:g}  "
-                    f"{row['mechanism']}  ({row['nodeid']})"
-                )
+                level = f"{row['confidence']:g}"
+                if row.get("verdict_confidence") and row["verdict_confidence"] != row["confidence"]:
+                    level += f" (verdict @ {row['verdict_confidence']:g})"  # the level the flag is taken at
+                tr.write_line(f"{row['verdict']:<12} eps >= {bound_text:<8} @ {level}  {row['mechanism']}  ({row['nodeid']})")
             else:  # a proof or a certificate: exact, no bound or level to show
                 tr.write_line(f"{row['verdict']:<12} {_NOUNS[row['verb']]:<17} {row['mechanism']}  ({row['nodeid']})")
             if row.get("stored"):

@@ -51,6 +51,13 @@ def test_marker_passes_a_correct_mechanism(pytester):
     result.stdout.fnmatch_lines(["*dpaudit*", "pass * eps >= * @ 0.999999  good *", "1 audit(s)*at most 1e-06*"])
 
 
+def test_a_lower_confidence_row_says_the_verdicts_level(pytester):
+    write(pytester, "\n@pytest.mark.dp(epsilon=1.0, pair=PAIR)\ndef test_good():\n    return good\n")
+    result = pytester.runpytest_subprocess(SAMPLES, "--dp-confidence=0.95")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["pass * eps >= * @ 0.95 (verdict @ 0.999)  good *", "1 audit(s)*at most 0.001*"])
+
+
 def test_marker_fails_a_broken_mechanism_with_the_evidence(pytester):
     write(pytester, "\n@pytest.mark.dp(epsilon=1.0, pair=PAIR)\ndef test_bad():\n    yield bad\n")
     result = pytester.runpytest_subprocess(SAMPLES)
