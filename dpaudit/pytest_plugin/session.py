@@ -371,7 +371,7 @@ def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int, random
             return pytest_line + not_reproducible_suffix(result)
         parts.append(f"--neighbours {shlex.quote(relation_spec(relation_from_dict(relation)))}")
     if pair is not None:
-        parts += [f"--a {shlex.quote(json.dumps(to_json(pair[0])))}", f"--b {shlex.quote(json.dumps(to_json(pair[1])))}"]
+        parts += [f"--{side} {shlex.quote(json.dumps(to_json(x)))}" for side, x in zip("ab", pair)]
     elif data is not None:
         parts.append(f"--data {shlex.quote(json.dumps(to_json(data)))}")
     randomness = randomness or getattr(target, "randomness", "generator")
@@ -497,7 +497,8 @@ class Summary:
                 level = f"{row['confidence']:g}"
                 if row.get("verdict_confidence") and row["verdict_confidence"] != row["confidence"]:
                     level += f" (verdict @ {row['verdict_confidence']:g})"  # the level the flag is taken at
-                tr.write_line(f"{row['verdict']:<12} eps >= {bound_text:<8} @ {level}  {row['mechanism']}  ({row['nodeid']})")
+                tr.write_line(f"{row['verdict']:<12} eps >= {bound_text:<8} @ {level}  "
+                              f"{row['mechanism']}  ({row['nodeid']})")
             else:  # a proof or a certificate: exact, no bound or level to show
                 tr.write_line(f"{row['verdict']:<12} {_NOUNS[row['verb']]:<17} {row['mechanism']}  ({row['nodeid']})")
             if row.get("stored"):
