@@ -66,7 +66,8 @@ def data_domain(relation: Any, data: Any) -> tuple[Any, int]:
     if isinstance(relation, QueryDistance):
         return data, 0
     if isinstance(relation, Local):
-        raise InvalidArgument("data= has no use under local neighbours (any two inputs are neighbours); give pair=(a, b)")
+        raise InvalidArgument("data= has no use under local neighbours (any two inputs are neighbours); "
+                              "give pair=(a, b) (on the command line --a and --b)")
     records = _records(data)
     if not records:
         raise InvalidArgument(f"data={data!r} has no records to take the value range from; {START_HINT}")

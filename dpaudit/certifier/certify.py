@@ -199,7 +199,8 @@ def _pairs(name: str, pair: Any, pairs: Any, own: tuple) -> tuple[tuple[Any, Any
         raise InvalidArgument("give pair= or pairs=, not both")
     chosen = [pair] if pair is not None else list(pairs) if pairs is not None else list(own)
     if not chosen:
-        raise InvalidArgument(f"target={name!r}: pair=(a, b) is required (the neighbouring inputs to enumerate)")
+        raise InvalidArgument(f"target={name!r}: the neighbouring inputs to enumerate are required: pair=(a, b) "
+                              "(on the command line --a and --b)")
     for item in chosen:
         if not (isinstance(item, (tuple, list)) and len(item) == 2):
             raise InvalidArgument(f"pair={item!r} must be two inputs (a, b)")
