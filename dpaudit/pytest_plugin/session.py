@@ -85,7 +85,11 @@ class DPSession:
             evidence = recall_audit(AuditConfig.build(target, **options, seed=seed), store,
                                     RunStamp(settings.run_id, settings.run_at), fresh=settings.fresh)
         except dpaudit.DPAuditError as exc:
-            pytest.fail(f"dpaudit could not audit {_describe(target)}: {exc}", pytrace=False)
+            problem = f"dpaudit could not audit {_describe(target)}: {exc}"
+        else:
+            problem = None
+        if problem is not None:  # failed outside the handler: the message alone, without the error it replaces
+            pytest.fail(problem, pytrace=False)
         result = evidence.result
         verdict = _verdict(result)
         self._record(result, verdict, target, seed, randomness, neighbours, evidence, pair, data)

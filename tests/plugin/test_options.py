@@ -41,6 +41,7 @@ def test_ini_options_are_read(pytester):
         ("--dp-seed=abc", "--dp-seed='abc' must be a non-negative integer, 'random' or 'last'"),
         ("--dp-samples=0", "--dp-samples='0' must be a positive integer"),
         ("--dp-samples=1.5", "--dp-samples='1.5' must be a positive integer"),
+        ("--dp-samples=50", "--dp-samples='50' must be at least 100 and at most 1e+15"),
         ("--dp-confidence=1", "--dp-confidence='1' must be a number in (0, 1)"),
         ("--dp-confidence=x", "--dp-confidence='x' must be a number in (0, 1)"),
     ],
