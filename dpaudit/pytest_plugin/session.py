@@ -172,13 +172,14 @@ class DPSession:
         record = evidence.record
         self._record_exact("certify", record, target, evidence)
         verdict, lines = record["verdict"], record["lines"]
+        rerun = "  reproduce: " + _certify_line(target, epsilon, delta, pair, observe, options, self._item.nodeid)
         if verdict == "refuted":
             pytest.fail("\n".join([f"dpaudit: {_describe(target)} is refuted by exact path enumeration",
-                                    *lines]) + _provenance(evidence), pytrace=False)
+                                    *lines, rerun]) + _provenance(evidence), pytrace=False)
         if verdict != "certified":
             hint = "" if record["claim_stated"] else " (give epsilon= to state the claim)"
             pytest.fail("\n".join([f"dpaudit: {_describe(target)} was not certified ({verdict}): {record['reason']}"
-                                    f"{hint}", *lines[2:]]) + _provenance(evidence), pytrace=False)
+                                    f"{hint}", *lines[2:], rerun]) + _provenance(evidence), pytrace=False)
         return evidence.result
 
     def assert_sensitivity(
@@ -383,6 +384,30 @@ def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int, random
         parts.append(f"--randomness {randomness}")
     parts += [f"--samples {result.samples}", f"--confidence {result.confidence:g}", f"--seed {result.seed}"]
     return " ".join(parts) + not_reproducible_suffix(result) + f"\n               or: {pytest_line}"
+
+
+def _certify_line(target: Any, epsilon: float | None, delta: float, pair: tuple[Any, Any] | None, observe: str,
+                  options: dict[str, Any], nodeid: str) -> str:
+    """The ``dpaudit certify`` command that reruns a certification (deterministic: no seed), when every option
+    has a command-line form, and the pytest line that does."""
+    from .._codec import to_json
+
+    pytest_line = f"pytest '{nodeid}'"
+    spec = _target_spec(target)
+    flags = {"tolerance": "--tolerance", "time_limit": "--time-limit", "max_paths": "--max-paths"}
+    if spec is None or set(options) - set(flags):  # claim=, pairs=, summarise=: no option states them
+        return pytest_line
+    parts = ["dpaudit certify", shlex.quote(spec)]
+    if pair is not None:
+        parts += [f"--{side} {shlex.quote(json.dumps(to_json(x)))}" for side, x in zip("ab", pair)]
+    if epsilon is not None:
+        parts.append(f"--epsilon {_number(epsilon)}")
+    if delta:
+        parts.append(f"--delta {_number(delta)}")
+    if observe != "output":
+        parts.append(f"--observe {observe}")
+    parts += [f"{flags[name]} {options[name]!r}" for name in flags if name in options]
+    return " ".join(parts) + f"\n               or: {pytest_line}"
 
 
 def _number(value: float) -> str:

@@ -47,3 +47,7 @@ def test_assert_certified(pytester):
     assert "  witness: output 0: P[. | 0] in [0.731059, 0.731059]" in out
     assert "dpaudit: rr is refuted by exact path enumeration" in out
     assert "dpaudit: geometric was not certified (unknown): the hockey-stick delta at epsilon=1 (read with" in out
+    # each failure says what reruns it: the command (deterministic, no seed) and the test
+    assert "reproduce: dpaudit certify rr-miscalibrated\n" in out
+    assert "reproduce: dpaudit certify test_certify.py:rr --a 1 --b 0 --epsilon 1" in out
+    assert "or: pytest 'test_certify.py::test_rr_below_its_epsilon'" in out
