@@ -30,6 +30,8 @@ from .config import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_TIME_LIMIT,
     DEFAULT_VERDICT_CONFIDENCE,
+    MAX_SAMPLES,
+    MIN_SAMPLES,
     AuditConfig,
 )
 from .curve import EmpiricalCurve
@@ -58,7 +60,9 @@ __all__ = [
     "DEFAULT_CONNECT_TIMEOUT",
     "DEFAULT_TIME_LIMIT",
     "DEFAULT_VERDICT_CONFIDENCE",
+    "MAX_SAMPLES",
     "METHODS",
+    "MIN_SAMPLES",
     "SEARCH_FLOOR",
     "SEARCH_ROWS",
     "SEARCH_VALUES",

@@ -52,7 +52,7 @@ def samples_type(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{SAMPLES_OPTION}={text!r} must be a positive integer")
     if not value.is_integer() or value <= 0:
         raise argparse.ArgumentTypeError(f"{SAMPLES_OPTION}={text!r} must be a positive integer")
-    from ..auditor.config import MAX_SAMPLES, MIN_SAMPLES  # only when the option is given: numpy is loaded then
+    from ..auditor import MAX_SAMPLES, MIN_SAMPLES  # only when the option is given: numpy is loaded then
 
     if not MIN_SAMPLES <= value <= MAX_SAMPLES:
         raise argparse.ArgumentTypeError(f"{SAMPLES_OPTION}={text!r} must be at least {MIN_SAMPLES} and at most "
