@@ -17,6 +17,8 @@ function body or under ``if TYPE_CHECKING:`` counts like one at the top of a mod
 from __future__ import annotations
 
 import ast
+import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -343,3 +345,43 @@ def test_deep_imports_are_named_with_their_line(tmp_path: Path, monkeypatch: pyt
         "dpaudit/cli/run.py:2: Verdict from dpaudit.auditor.result (not a public face)",
         "dpaudit/cli/run.py:5: * from dpaudit.proofs.prove (not a public face)",
     ]
+
+
+# What may be imported without being a dependency of the core install: the extras' libraries, each only from
+# the place that needs it, and cloudpickle, whose import is guarded (plain pickle without it).
+EXTRA_IMPORTS = {
+    "opendp": "dpaudit/adapters/", "diffprivlib": "dpaudit/adapters/",
+    "dask": "dpaudit/auditor/run/executors.py", "distributed": "dpaudit/auditor/run/executors.py",
+    "pytest": "dpaudit/pytest_plugin/", "cloudpickle": "dpaudit/auditor/run/",
+}
+
+
+def test_every_library_the_package_imports_is_installed_by_pip_install_dot():
+    """``pip install -e .`` (the README's first command) installs every library the package imports outside the
+    extras' own modules: hypothesis, once only in the test extra, made every ``dpaudit report`` fail."""
+    import tomllib
+    from importlib.metadata import packages_distributions
+
+    project = tomllib.loads((ROOT.parent / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {re.split(r"[<>=!\[ ;]", spec, maxsplit=1)[0].lower().replace("_", "-")
+                for spec in project["dependencies"]}
+    distributions = packages_distributions()
+    missing = []
+    for path in sorted(ROOT.rglob("*.py")):
+        where = path.relative_to(ROOT.parent).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                modules = [alias.name.split(".")[0] for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                modules = [node.module.split(".")[0]]
+            else:
+                continue
+            for module in modules:
+                if module in sys.stdlib_module_names or module in ("dpaudit", "__future__"):
+                    continue
+                if module in EXTRA_IMPORTS and where.startswith(EXTRA_IMPORTS[module]):
+                    continue
+                names = {name.lower().replace("_", "-") for name in distributions.get(module, [module])}
+                if not names & declared:
+                    missing.append(f"{where}:{node.lineno}: {module}")
+    assert not missing, "imported but not in [project] dependencies:\n" + "\n".join(missing)
