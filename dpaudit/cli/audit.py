@@ -33,6 +33,7 @@ from ..reports import certify_audited
 from ._claims import claim_flags, claim_options, restated_claim
 from ._common import (
     EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_UNKNOWN,
     EXIT_VIOLATION,
@@ -284,6 +285,17 @@ def audit(target: str, **given: Any) -> None:
                              "--debug shows the mechanism's traceback)") from exc
     except ExecutorLost as exc:  # one line (the error guard): the fault, what is kept, the command that resumes
         raise ExecutorLost(f"{exc}: {_resume(target, config, given, exc.checkpoint)}", exc.checkpoint) from exc
+    except KeyboardInterrupt:  # Ctrl-C: say what is kept and what resumes it (exit 130, never a verdict)
+        if given["debug"]:
+            raise
+        checkpoint = given["checkpoint"]
+        if checkpoint is not None:
+            click.echo(f"dpaudit: interrupted; the finished chunks are kept in {checkpoint}: "
+                       f"{_resume(target, config, given, checkpoint)} resumes the audit", err=True)
+        else:
+            click.echo("dpaudit: interrupted; nothing is kept (with --checkpoint FILE an interrupted audit keeps its "
+                       "finished chunks, and the same command resumes it)", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     except TimeLimitExceeded as exc:  # no look was complete: no verdict, which is not bad input either
         if given["debug"]:
             raise

@@ -35,4 +35,8 @@ def test_ctrl_c_exits_130_not_the_code_of_a_violation(monkeypatch):
     monkeypatch.setattr(importlib.import_module("dpaudit.cli.audit"), "run_audit", interrupted)
     result = CliRunner().invoke(main, ["audit", "laplace", "--samples", "1000"])
     assert result.exit_code == 130
-    assert result.stderr.strip() == "dpaudit: interrupted"
+    assert result.stderr.strip().startswith("dpaudit: interrupted; nothing is kept (with --checkpoint FILE")
+    kept = CliRunner().invoke(main, ["audit", "laplace", "--samples", "1000", "--seed", "3", "--checkpoint", "ck.json"])
+    assert kept.exit_code == 130  # what is kept, and the command that resumes it (the seed with it)
+    assert kept.stderr.strip() == ("dpaudit: interrupted; the finished chunks are kept in ck.json: dpaudit audit laplace "
+                                   "--seed 3 --samples 1000 --checkpoint ck.json resumes the audit")
