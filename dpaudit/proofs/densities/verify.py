@@ -103,18 +103,27 @@ def log_ratio_at(expr: Any, outputs: tuple, inputs: tuple, y: Any, a: Any, b: An
 
 
 def interval_mass(expr: Any, output: Any, inputs: tuple, q: Any, point: dict, low: Any, high: Any) -> Any:
-    """P[low < Y < high] for Y with density ``expr`` in ``output`` given q (mpmath quadrature)."""
+    """P[low < Y < high] for Y with density ``expr`` in ``output`` given q (mpmath quadrature).
+
+    The quadrature is split where the density may have a kink or a jump inside the interval: at the inputs
+    q (a location family's |y - q|, Laplace's peak), at 0 and at the jumps of floor / ceiling terms
+    (:func:`jump_points`).  Across an unsplit kink it loses digits: Laplace(0, 0.1) on y < 0.495 gave
+    0.99587 for 1 - e^(-4.95) / 2 = 0.99646."""
     import mpmath
     import sympy
 
     qs = q if isinstance(q, (tuple, list)) else (q,)
     values = dict(point)
     values.update({i: sympy.nsimplify(v, rational=True) for i, v in zip(inputs, qs)})
-    function = sympy.lambdify(output, sympy.sympify(expr).xreplace({k: sympy.sympify(v) for k, v in values.items()}), modules="mpmath")
+    bound = sympy.sympify(expr).xreplace({k: sympy.sympify(v) for k, v in values.items()})
+    function = sympy.lambdify(output, bound, modules="mpmath")
     with mpmath.workdps(30):
         lo = -mpmath.inf if low is None else mpmath.mpf(str(sympy.N(low, 30)))
         hi = mpmath.inf if high is None else mpmath.mpf(str(sympy.N(high, 30)))
-        return mpmath.quad(function, [lo, hi])
+        inside = {mpmath.mpf(str(sympy.N(v, 30))) for v in qs if sympy.sympify(v).is_real}
+        inside.update(jump_points(bound, output))
+        splits = sorted(p for p in inside if lo < p < hi)
+        return mpmath.quad(function, [lo, *splits, hi])
 
 
 # Jumps of floor terms are located for the integers -JUMPS..JUMPS (the staircase's mass beyond 60

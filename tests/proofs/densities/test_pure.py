@@ -61,6 +61,16 @@ def test_gaussian_claimed_pure_is_refuted_with_half_line_and_mass():
     assert 1e-7 < witness.mass < 1e-5
 
 
+def test_a_laplace_witness_sets_mass_is_integrated_across_the_peak():
+    """laplace-scale-epsilon (scale epsilon = 0.1 instead of 1/epsilon): S = {y < 0.495} at the inputs 0, 1 and
+    P[Laplace(0, 0.1) < 0.495] = 1 - e^(-4.95) / 2, exactly; a quadrature across the peak at y = 0 gave 0.99587."""
+    import math
+
+    witness = prove("laplace-scale-epsilon").counterexample
+    assert witness.output_set == "y < 0.495" and witness.inputs == (0, 1)
+    assert witness.mass == pytest.approx(1 - math.exp(-4.95) / 2, abs=1e-12)
+
+
 def test_vector_laplace_under_linf_needs_k_epsilon():
     result = run(lambda: D.laplace_vector(3, "linf"))
     assert result.verdict is Verdict.REFUTED
