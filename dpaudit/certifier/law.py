@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import heapq
 import math
 import signal
@@ -250,6 +251,17 @@ class _OutOfTime(BaseException):
     ``KeyboardInterrupt`` is, so that the sampler's own ``except Exception`` does not swallow it."""
 
 
+def _in_gc_callback(frame: Any) -> bool:
+    """Whether ``frame`` runs inside a garbage-collector callback (``gc.callbacks``, e.g. hypothesis's timer), where
+    an exception is reported as unraisable and dropped: the alarm rings again 50 ms later."""
+    codes = {getattr(callback, "__code__", None) for callback in gc.callbacks}
+    while frame is not None:
+        if frame.f_code in codes:
+            return True
+        frame = frame.f_back
+    return False
+
+
 class _Alarm:
     """Stops the sampler's own code at the budget's deadline.
 
@@ -286,7 +298,7 @@ class _Alarm:
             self.armed = False
 
     def _ring(self, signum: int, frame: Any) -> None:
-        if self.inside:
+        if self.inside and not _in_gc_callback(frame):  # raised there, it would only be printed and lost
             raise _OutOfTime
 
     @contextlib.contextmanager
