@@ -13,6 +13,15 @@ from typing import Any
 from .errors import InvalidArgument
 
 
+def did_you_mean(name: str, known: Any, n: int = 3) -> str:
+    """``did you mean a, b, c?`` with the (at most ``n``) names of ``known`` closest to ``name``
+    (:func:`difflib.get_close_matches`), or "" when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=n)
+    return f"did you mean {', '.join(close)}?" if close else ""
+
+
 def short_repr(value: Any, limit: int = 60) -> str:
     """``repr(value)`` cut to ``limit`` characters for an error message (a broken ``__repr__`` is named,
     not raised: it must not hide the error being reported)."""

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import importlib.util
 import inspect
@@ -14,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ._validation import check_nonnegative_finite, check_unit_interval, short_repr
+from ._validation import check_nonnegative_finite, check_unit_interval, did_you_mean, short_repr
 from .adapters import adapt, library_of
 from .claims import ApproxDP, Claim, PureDP, check_claim
 from .errors import InvalidArgument, UnknownMechanism
@@ -75,8 +74,8 @@ def load_attribute(target: str) -> Any:
         try:
             value = getattr(value, part)
         except AttributeError:
-            close = difflib.get_close_matches(part, [name for name in dir(value) if not name.startswith("_")], n=3)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            close = did_you_mean(part, (name for name in dir(value) if not name.startswith("_")))
+            hint = f"; {close}" if close else ""
             raise UnknownMechanism(f"target={target!r}: {module_part!r} has no attribute {attr!r}{hint}") from None
     return value
 

@@ -7,7 +7,6 @@ check an argument again.  The CLI's help reads the defaults from here.
 
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass, fields
 from typing import Any
@@ -22,6 +21,7 @@ from .._validation import (
     check_positive_int,
     check_probability_open,
     check_unit_interval,
+    did_you_mean,
     is_flag,
 )
 from ..claims import Claim
@@ -207,8 +207,8 @@ class AuditConfig:
         known = [f.name for f in fields(cls) if f.name != "target"]
         for name in options:
             if name not in known:
-                close = difflib.get_close_matches(name, known, n=1)
-                hint = f" (did you mean {close[0]}?)" if close else ""
+                close = did_you_mean(name, known, n=1)
+                hint = f" ({close})" if close else ""
                 raise InvalidArgument(f"audit() got an unknown option {name}={options[name]!r}{hint}; "
                                       f"the options are {', '.join(known)}")
         given = {f.name: f.default for f in fields(cls) if f.name != "target"} | options

@@ -67,11 +67,10 @@ def names() -> list[str]:
 
 def unknown_name(label: str, name: str) -> str:
     """``<label>='<name>' is not a catalogue mechanism`` and up to three close names (or where the list is)."""
-    import difflib
+    from .._validation import did_you_mean
 
-    close = difflib.get_close_matches(name, _FACTORIES, n=3)
-    hint = f"; did you mean {', '.join(close)}?" if close else "; run `dpaudit catalog` for the list"
-    return f"{label}={name!r} is not a catalogue mechanism{hint}"
+    hint = did_you_mean(name, _FACTORIES) or "run `dpaudit catalog` for the list"
+    return f"{label}={name!r} is not a catalogue mechanism; {hint}"
 
 
 def get(name: str) -> Mechanism:

@@ -356,7 +356,6 @@ def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int, random
     ``pair`` / ``data`` are the call's own (the pair as given, not as the result orders it: each side draws
     from its own stream; neither: the audit chose the pair, and so does the command); ``run_options`` the
     run's options the pytest line needs besides the seed (``--dp-samples``, ``--dp-confidence``)."""
-    from .._codec import to_json
     from ..auditor import not_reproducible_suffix
 
     pytest_line = f"pytest '{nodeid}' {SEED_OPTION}={run_seed}" + (f" {run_options}" if run_options else "")
@@ -376,9 +375,9 @@ def _reproduce_line(target: Any, result: Any, nodeid: str, run_seed: int, random
             return pytest_line + not_reproducible_suffix(result)
         parts.append(f"--neighbours {shlex.quote(relation_spec(relation_from_dict(relation)))}")
     if pair is not None:
-        parts += [f"--{side} {shlex.quote(json.dumps(to_json(x)))}" for side, x in zip("ab", pair)]
+        parts += _pair_options(pair)
     elif data is not None:
-        parts.append(f"--data {shlex.quote(json.dumps(to_json(data)))}")
+        parts.append(f"--data {_json_argument(data)}")
     randomness = randomness or getattr(target, "randomness", "generator")
     if ":" in spec and randomness != "generator":  # a wrapped plain function: how it is called is not in the file
         parts.append(f"--randomness {randomness}")
@@ -390,16 +389,12 @@ def _certify_line(target: Any, epsilon: float | None, delta: float, pair: tuple[
                   options: dict[str, Any], nodeid: str) -> str:
     """The ``dpaudit certify`` command that reruns a certification (deterministic: no seed), when every option
     has a command-line form, and the pytest line that does."""
-    from .._codec import to_json
-
     pytest_line = f"pytest '{nodeid}'"
     spec = _target_spec(target)
     flags = {"tolerance": "--tolerance", "time_limit": "--time-limit", "max_paths": "--max-paths"}
     if spec is None or set(options) - set(flags):  # claim=, pairs=, summarise=: no option states them
         return pytest_line
-    parts = ["dpaudit certify", shlex.quote(spec)]
-    if pair is not None:
-        parts += [f"--{side} {shlex.quote(json.dumps(to_json(x)))}" for side, x in zip("ab", pair)]
+    parts = ["dpaudit certify", shlex.quote(spec), *(_pair_options(pair) if pair is not None else ())]
     if epsilon is not None:
         parts.append(f"--epsilon {_number(epsilon)}")
     if delta:
@@ -408,6 +403,18 @@ def _certify_line(target: Any, epsilon: float | None, delta: float, pair: tuple[
         parts.append(f"--observe {observe}")
     parts += [f"{flags[name]} {options[name]!r}" for name in flags if name in options]
     return " ".join(parts) + f"\n               or: {pytest_line}"
+
+
+def _json_argument(value: Any) -> str:
+    """``value`` (numpy arrays and tuples too) as a JSON command-line argument, quoted for the shell."""
+    from .._codec import to_json
+
+    return shlex.quote(json.dumps(to_json(value)))
+
+
+def _pair_options(pair: tuple[Any, Any]) -> list[str]:
+    """``--a JSON --b JSON``: the pair in the order the caller gave it (each side draws from its own stream)."""
+    return [f"--{side} {_json_argument(x)}" for side, x in zip("ab", pair)]
 
 
 def _number(value: float) -> str:
