@@ -42,8 +42,8 @@ the reported bound is recomputed on fresh verification samples.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -169,24 +169,10 @@ def _sorted_union(fa: np.ndarray, fb: np.ndarray) -> Callable[[], np.ndarray]:
     if fa.size + fb.size < PARALLEL_SORT_VALUES:
         union = np.sort(np.concatenate([fa, fb]))
         return lambda: union
-    outcome: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            outcome["union"] = np.sort(np.concatenate([fa, fb]))
-        except BaseException as exc:  # re-raised in the caller's thread
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=run, name="dpaudit-sort", daemon=True)
-    thread.start()
-
-    def result() -> np.ndarray:
-        thread.join()
-        if "error" in outcome:
-            raise outcome["error"]
-        return outcome["union"]
-
-    return result
+    thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dpaudit-sort")
+    sorting = thread.submit(lambda: np.sort(np.concatenate([fa, fb])))
+    thread.shutdown(wait=False)  # the thread ends with its one task; result() waits for it (and re-raises)
+    return sorting.result
 
 
 @dataclass(frozen=True)

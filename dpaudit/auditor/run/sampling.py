@@ -169,7 +169,7 @@ class Draws:
         drawing a stream's first rows and then the rest this way gives the rows of one draw of them all.
         """
         parts: list[dict[int, np.ndarray]] = [{} for _ in streams]
-        self.fill(streams, [lambda start, chunk, kept=kept: kept.__setitem__(start, chunk) for kept in parts], after)
+        self.fill(streams, [kept.__setitem__ for kept in parts], after)  # kept[start] = chunk
         return [np.concatenate([kept[start] for start in sorted(kept)]) if len(kept) > 1
                 else next(iter(kept.values())) if kept else np.empty((0, self.width)) for kept in parts]
 
