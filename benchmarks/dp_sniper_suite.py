@@ -881,16 +881,16 @@ def black_box_table(rows: list[Row], sizes: list[int],
         stored = {(n, seed): Cell(row.name, "domain", "black-box", n, seed).stored() for n in sizes for seed in seeds}
         line = [row.name, "yes" if row.private else "no", _number(row.dp_sniper)]
         medians = {}
+        dps = {n: peer_at(*row.dp_sniper_event, n) for n in sizes}
         for n in sizes:
             bounds_n = [r["bound"] for seed in seeds if (r := stored[(n, seed)])]
             medians[n] = float(np.median(bounds_n)) if bounds_n else None
-            dps_n = peer_at(*row.dp_sniper_event, n)
             shown = _number(medians[n]) + (f" ({len(bounds_n)} seeds)" if len(bounds_n) > 1 else "")
-            line += [shown, _number(dps_n), _ratio(medians[n], dps_n)]
+            line += [shown, _number(dps[n]), _ratio(medians[n], dps[n])]
         searched = [r for seed in seeds if (r := Cell(row.name, "domain", "black-box-search", small, seed).stored())]
         searched_median = float(np.median([r["bound"] for r in searched])) if searched else None
         line += [_number(searched_median) + (f" ({len(searched)} seeds)" if len(searched) > 1 else ""),
-                 _ratio(searched_median, peer_at(*row.dp_sniper_event, small)),
+                 _ratio(searched_median, dps[small]),
                  _millions(searched[0]["draws"] if searched else None)]
         at_large = [r for seed in seeds if (r := stored[(large, seed)])]
         first = at_large[0] if at_large else None

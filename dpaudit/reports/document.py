@@ -15,7 +15,7 @@ from .._codec import to_json
 from ..errors import DPAuditError
 from .model import KIND, SCHEMA_VERSION, claim_equations, environment, outcome
 
-__all__ = ["STAGE_ERRORS", "assemble", "density_section", "plots_section", "unit_of_privacy"]
+__all__ = ["STAGE_ERRORS", "assemble", "density_section", "plots_section"]
 
 # What a failing stage may raise and still leave a report (recorded in its section, not raised).
 STAGE_ERRORS = (DPAuditError, ArithmeticError, ValueError, TypeError, NotImplementedError, RuntimeError)
@@ -44,7 +44,7 @@ def density_section(mechanism: Any) -> dict[str, Any] | None:
     }
 
 
-def unit_of_privacy(mechanism: Any, audited: dict[str, Any] | None) -> dict[str, Any]:
+def _unit_of_privacy(mechanism: Any, audited: dict[str, Any] | None) -> dict[str, Any]:
     """The relation the claim was audited under, as the audit records it (``audited``: the audit's
     ``as_dict()``): the relation given to the audit, inferred from its pair or the mechanism's own, with
     the audit's statement of it; a pair audited as given keeps the mechanism's relation and says so.
@@ -93,7 +93,7 @@ def assemble(
         "title": f"Privacy audit of {mechanism.name}",
         "mechanism": mechanism.as_dict(),
         "claim": {**claim.as_dict(), "statement": str(claim), "equations": claim_equations(claim.kind)},
-        "unit_of_privacy": unit_of_privacy(mechanism, audit.get("result")),
+        "unit_of_privacy": _unit_of_privacy(mechanism, audit.get("result")),
         "density": density_section(mechanism),
         "proof": proof,
         "audit": audit,
